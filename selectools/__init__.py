@@ -1,0 +1,76 @@
+"""selectools: AI agents that call tools through LLM providers, made for Jupyter.
+
+Public names are loaded lazily (PEP 562) so ``import selectools`` stays fast and
+pulls in no provider SDK and nothing from the notebook stack.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from ._version import __version__
+
+# name -> module that defines it (relative to this package)
+_EXPORTS: dict[str, str] = {
+    # errors and stability
+    "SelectoolsError": ".exceptions",
+    "ToolValidationError": ".exceptions",
+    "ToolExecutionError": ".exceptions",
+    "UnknownToolError": ".exceptions",
+    "ProviderConfigurationError": ".exceptions",
+    "ProviderError": ".exceptions",
+    "MemoryLimitExceededError": ".exceptions",
+    "GraphExecutionError": ".exceptions",
+    "stable": ".stability",
+    "beta": ".stability",
+    "deprecated": ".stability",
+    # types
+    "Message": ".types",
+    "Role": ".types",
+    "ToolCall": ".types",
+    "ContentPart": ".types",
+    "StreamChunk": ".types",
+    "AgentResult": ".types",
+    "image_message": ".types",
+    "text_content": ".types",
+}
+
+__all__ = ["__version__", *sorted(_EXPORTS)]
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _EXPORTS.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'selectools' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module_name, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from .exceptions import (
+        GraphExecutionError,
+        MemoryLimitExceededError,
+        ProviderConfigurationError,
+        ProviderError,
+        SelectoolsError,
+        ToolExecutionError,
+        ToolValidationError,
+        UnknownToolError,
+    )
+    from .stability import beta, deprecated, stable
+    from .types import (
+        AgentResult,
+        ContentPart,
+        Message,
+        Role,
+        StreamChunk,
+        ToolCall,
+        image_message,
+        text_content,
+    )

@@ -1,0 +1,65 @@
+"""Run a coroutine to completion from synchronous code, even inside a running loop.
+
+A notebook cell already runs inside an event loop, so ``asyncio.run`` would fail
+there. Instead of patching the loop (nest_asyncio), the coroutine runs on a
+private loop in a worker thread and the caller blocks on its result. Context
+variables are copied into that thread so tracing and request state survive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import threading
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+__all__ = ["in_running_loop", "run_sync", "shared_pool"]
+
+T = TypeVar("T")
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def shared_pool() -> ThreadPoolExecutor:
+    """The process-wide worker pool used for tool timeouts and sync/async bridging."""
+    global _pool
+    if _pool is None:
+        with _pool_lock:
+            if _pool is None:
+                _pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="selectools_tool_timeout")
+    return _pool
+
+
+def in_running_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+    """Run ``coro`` and return its result; never touches the caller's event loop."""
+    if not in_running_loop():
+        if timeout is None:
+            return asyncio.run(coro)
+        return asyncio.run(asyncio.wait_for(coro, timeout))
+    context = contextvars.copy_context()
+    result: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            awaitable = coro if timeout is None else asyncio.wait_for(coro, timeout)
+            result["value"] = context.run(asyncio.run, awaitable)
+        except BaseException as exc:
+            result["error"] = exc
+
+    thread = threading.Thread(target=target, name="selectools-run-sync", daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in result:
+        raise result["error"]
+    return result["value"]  # type: ignore[no-any-return]
