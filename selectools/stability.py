@@ -32,7 +32,7 @@ def deprecated(since: str, replacement: str | None = None) -> Callable[[T], T]:
     """Mark a class or function as deprecated; every call or instantiation warns."""
 
     def decorate(obj: T) -> T:
-        name = getattr(obj, "__qualname__", getattr(obj, "__name__", repr(obj)))
+        name = getattr(obj, "__name__", repr(obj))
         message = f"{name} is deprecated since v{since}."
         if replacement:
             message += f" Use {replacement} instead."

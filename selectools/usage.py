@@ -1,0 +1,138 @@
+"""Token and cost accounting: one :class:`UsageStats` per LLM call, totals in :class:`AgentUsage`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["AgentUsage", "UsageStats"]
+
+_RULE = "=" * 60
+
+
+@dataclass(slots=True)
+class UsageStats:
+    """Tokens and cost of a single provider call (or an embedding batch)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    cost_usd: float = 0.0
+    model: str = ""
+    provider: str = ""
+    embedding_tokens: int = 0
+    embedding_cost_usd: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not self.total_tokens:
+            self.total_tokens = self.prompt_tokens + self.completion_tokens
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in _USAGE_FIELDS}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> UsageStats:
+        return cls(**{name: data[name] for name in _USAGE_FIELDS if name in data})
+
+
+_USAGE_FIELDS = (
+    "prompt_tokens",
+    "completion_tokens",
+    "total_tokens",
+    "cost_usd",
+    "model",
+    "provider",
+    "embedding_tokens",
+    "embedding_cost_usd",
+)
+
+
+@dataclass
+class AgentUsage:
+    """Running totals across the calls of a run (or of an agent's lifetime).
+
+    ``tool_usage`` counts calls per tool; ``tool_tokens`` attributes the tokens
+    of each LLM response that requested a tool to that tool.
+    """
+
+    total_prompt_tokens: int = 0
+    total_completion_tokens: int = 0
+    total_tokens: int = 0
+    total_cost_usd: float = 0.0
+    total_embedding_tokens: int = 0
+    total_embedding_cost_usd: float = 0.0
+    tool_usage: dict[str, int] = field(default_factory=dict)
+    tool_tokens: dict[str, int] = field(default_factory=dict)
+    iterations: list[UsageStats] = field(default_factory=list)
+
+    def add_usage(self, usage_stats: UsageStats, tool_name: str | None = None) -> None:
+        """Add one call's usage; with ``tool_name`` its tokens are attributed to that tool."""
+        self.total_prompt_tokens += usage_stats.prompt_tokens
+        self.total_completion_tokens += usage_stats.completion_tokens
+        self.total_tokens += usage_stats.total_tokens + usage_stats.embedding_tokens
+        self.total_cost_usd += usage_stats.cost_usd + usage_stats.embedding_cost_usd
+        self.total_embedding_tokens += usage_stats.embedding_tokens
+        self.total_embedding_cost_usd += usage_stats.embedding_cost_usd
+        self.iterations.append(usage_stats)
+        if tool_name is not None:
+            self.record_tool_call(tool_name, usage_stats.total_tokens)
+
+    def record_tool_call(self, tool_name: str, tokens: int = 0) -> None:
+        self.tool_usage[tool_name] = self.tool_usage.get(tool_name, 0) + 1
+        self.tool_tokens[tool_name] = self.tool_tokens.get(tool_name, 0) + tokens
+
+    def merge(self, other: AgentUsage) -> None:
+        """Fold another run's totals into this one (agent lifetime totals)."""
+        self.total_prompt_tokens += other.total_prompt_tokens
+        self.total_completion_tokens += other.total_completion_tokens
+        self.total_tokens += other.total_tokens
+        self.total_cost_usd += other.total_cost_usd
+        self.total_embedding_tokens += other.total_embedding_tokens
+        self.total_embedding_cost_usd += other.total_embedding_cost_usd
+        for name, count in other.tool_usage.items():
+            self.tool_usage[name] = self.tool_usage.get(name, 0) + count
+        for name, tokens in other.tool_tokens.items():
+            self.tool_tokens[name] = self.tool_tokens.get(name, 0) + tokens
+        self.iterations.extend(other.iterations)
+
+    @property
+    def llm_cost_usd(self) -> float:
+        return self.total_cost_usd - self.total_embedding_cost_usd
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "total_prompt_tokens": self.total_prompt_tokens,
+            "total_completion_tokens": self.total_completion_tokens,
+            "total_tokens": self.total_tokens,
+            "total_cost_usd": self.total_cost_usd,
+            "total_embedding_tokens": self.total_embedding_tokens,
+            "total_embedding_cost_usd": self.total_embedding_cost_usd,
+            "tool_usage": dict(self.tool_usage),
+            "tool_tokens": dict(self.tool_tokens),
+            "iterations": [stats.to_dict() for stats in self.iterations],
+        }
+
+    def __repr__(self) -> str:
+        return (
+            f"AgentUsage(total_tokens={self.total_tokens}, "
+            f"total_cost_usd={self.total_cost_usd:.6f}, calls={len(self.iterations)})"
+        )
+
+    def __str__(self) -> str:
+        lines = [_RULE, "📊 Usage Summary", _RULE, f"Total Tokens: {self.total_tokens:,}"]
+        lines.append(f"  - Prompt: {self.total_prompt_tokens:,}")
+        lines.append(f"  - Completion: {self.total_completion_tokens:,}")
+        if self.total_embedding_tokens:
+            lines.append(f"  - Embeddings: {self.total_embedding_tokens:,}")
+        lines.append(f"Total Cost: ${self.total_cost_usd:.6f}")
+        if self.total_embedding_cost_usd:
+            lines.append(f"  - LLM: ${self.llm_cost_usd:.6f}")
+            lines.append(f"  - Embeddings: ${self.total_embedding_cost_usd:.6f}")
+        lines.append(f"Iterations: {len(self.iterations)}")
+        if self.tool_usage:
+            lines += ["", "Tool Usage:"]
+            for name, calls in self.tool_usage.items():
+                tokens = self.tool_tokens.get(name, 0)
+                lines.append(f"  - {name}: {calls} calls, {tokens:,} tokens")
+        lines.append(_RULE)
+        return "\n".join(lines)

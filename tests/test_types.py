@@ -1,0 +1,69 @@
+import base64
+
+import pytest
+
+from selectools import AgentResult, ContentPart, Message, Role, StreamChunk, ToolCall, image_message, text_content
+
+
+def test_roles_are_strings():
+    assert Role.USER == "user"
+    assert Role("tool") is Role.TOOL
+    assert Message(role="assistant", content="x").role is Role.ASSISTANT
+
+
+def test_message_round_trips_through_dicts():
+    message = Message(
+        role=Role.ASSISTANT,
+        content="thinking",
+        tool_calls=[ToolCall("search", {"q": "x"}, id="call_1")],
+    )
+    tool_message = Message(role=Role.TOOL, content="result", tool_name="search", tool_call_id="call_1", is_error=True)
+    for original in (message, tool_message):
+        copy = Message.from_dict(original.to_dict())
+        assert copy.to_dict() == original.to_dict()
+        assert copy.role is original.role
+
+
+def test_none_content_becomes_empty_string():
+    assert Message(role=Role.ASSISTANT, content=None).content == ""
+
+
+def test_multimodal_text_content_and_image_message(tmp_path):
+    url_message = image_message("https://example.com/cat.png", "What is this?")
+    assert url_message.role is Role.USER
+    assert [p.type for p in url_message.content] == ["text", "image_url"]
+    assert text_content(url_message) == "What is this?"
+
+    png = tmp_path / "pixel.png"
+    png.write_bytes(b"\x89PNG\r\n\x1a\nfake")
+    local = image_message(str(png), "Describe")
+    part = local.content[1]
+    assert part.type == "image_base64"
+    assert part.media_type == "image/png"
+    assert base64.b64decode(part.image_base64) == png.read_bytes()
+    assert Message.from_dict(local.to_dict()).to_dict() == local.to_dict()
+
+
+def test_image_message_missing_file_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="pass an http"):
+        image_message(str(tmp_path / "missing.png"), "x")
+
+
+def test_reprs_are_short_and_deterministic():
+    message = Message(role=Role.USER, content="x" * 100)
+    assert repr(message) == f"Message(role='user', content='{'x' * 57}...')"
+    result = AgentResult(message=Message(role=Role.ASSISTANT, content="done"))
+    assert repr(result) == "AgentResult(content='done', iterations=0, tool_calls=0, tokens=0, stop_reason='final')"
+    assert "0x" not in repr(result)
+
+
+def test_agent_result_content_and_role_come_from_the_message():
+    result = AgentResult(message=Message(role=Role.ASSISTANT, content=[ContentPart(type="text", text="hi")]))
+    assert result.content == "hi"
+    assert result.role is Role.ASSISTANT
+    assert result.run_id is None
+
+
+def test_stream_chunk_defaults():
+    chunk = StreamChunk()
+    assert (chunk.content, chunk.role, chunk.tool_calls) == ("", Role.ASSISTANT, None)
