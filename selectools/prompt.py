@@ -1,0 +1,53 @@
+"""System prompt assembly: the user's instructions, then how to call tools.
+
+Providers with native tool calling receive the tool schemas through their API,
+so their prompt carries only the instructions. Providers without it get the
+text contract (``TOOL_CALL {...}``) and every tool's JSON schema, which the
+:class:`~selectools.parser.ToolCallParser` reads back.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .tools import Tool
+
+__all__ = ["DEFAULT_INSTRUCTIONS", "TOOL_CALL_CONTRACT", "PromptBuilder"]
+
+DEFAULT_INSTRUCTIONS = "You are an assistant that can call tools when helpful."
+NO_TOOLS_INSTRUCTIONS = "You are a helpful assistant."
+TOOL_CALL_CONTRACT = (
+    "Tool call contract:\n"
+    '- Emit TOOL_CALL with JSON: {"tool_name": "<name>", "parameters": {...}}\n'
+    "- Include every required parameter\n"
+    "- Wait for tool results before giving a final answer"
+)
+
+
+class PromptBuilder:
+    """Builds the system prompt for a set of tools."""
+
+    def __init__(self, base_instructions: str | None = None) -> None:
+        self.base_instructions = base_instructions
+
+    def build(
+        self,
+        tools: Sequence[Tool],
+        *,
+        system_prompt: str | None = None,
+        native_tools: bool = False,
+    ) -> str:
+        """``system_prompt`` (or the default instructions), then the tool contract if needed."""
+        if system_prompt:
+            instructions = system_prompt
+        elif self.base_instructions:
+            instructions = self.base_instructions
+        else:
+            instructions = DEFAULT_INSTRUCTIONS if tools else NO_TOOLS_INSTRUCTIONS
+        if not tools or native_tools:
+            return instructions
+        schemas = "\n\n".join(json.dumps(t.schema(), indent=2) for t in tools)
+        return f"{instructions}\n\n{TOOL_CALL_CONTRACT}\n\nAvailable tools (JSON schema):\n\n{schemas}"
