@@ -34,6 +34,43 @@ _EXPORTS: dict[str, str] = {
     "AgentResult": ".types",
     "image_message": ".types",
     "text_content": ".types",
+    # agent
+    "Agent": ".agent",
+    "AgentConfig": ".agent",
+    # tools
+    "Tool": ".tools",
+    "ToolParameter": ".tools",
+    "ToolRegistry": ".tools",
+    "tool": ".tools",
+    # providers
+    "Provider": ".providers.base",
+    "LocalProvider": ".providers.stubs",
+    # observers and traces
+    "AgentObserver": ".observer",
+    "AsyncAgentObserver": ".observer",
+    "LoggingObserver": ".observer",
+    "SimpleStepObserver": ".observer",
+    "Event": ".observer",
+    "AgentTrace": ".trace",
+    "TraceStep": ".trace",
+    "StepType": ".trace",
+    "trace_to_json": ".trace",
+    # usage, analytics, models and pricing
+    "UsageStats": ".usage",
+    "AgentUsage": ".usage",
+    "AgentAnalytics": ".analytics",
+    "ToolMetrics": ".analytics",
+    "ModelInfo": ".models",
+    "ModelType": ".models",
+    "ALL_MODELS": ".models",
+    "MODELS_BY_ID": ".models",
+    "PRICING": ".pricing",
+    "get_model_pricing": ".pricing",
+    "calculate_cost": ".pricing",
+    "calculate_embedding_cost": ".pricing",
+    # parsing and prompts
+    "ToolCallParser": ".parser",
+    "PromptBuilder": ".prompt",
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS)]
@@ -53,6 +90,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from .agent import Agent, AgentConfig
+    from .analytics import AgentAnalytics, ToolMetrics
     from .exceptions import (
         GraphExecutionError,
         MemoryLimitExceededError,
@@ -63,7 +102,22 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         ToolValidationError,
         UnknownToolError,
     )
+    from .models import ALL_MODELS, MODELS_BY_ID, ModelInfo, ModelType
+    from .observer import (
+        AgentObserver,
+        AsyncAgentObserver,
+        Event,
+        LoggingObserver,
+        SimpleStepObserver,
+    )
+    from .parser import ToolCallParser
+    from .pricing import PRICING, calculate_cost, calculate_embedding_cost, get_model_pricing
+    from .prompt import PromptBuilder
+    from .providers.base import Provider
+    from .providers.stubs import LocalProvider
     from .stability import beta, deprecated, stable
+    from .tools import Tool, ToolParameter, ToolRegistry, tool
+    from .trace import AgentTrace, StepType, TraceStep, trace_to_json
     from .types import (
         AgentResult,
         ContentPart,
@@ -74,3 +128,4 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         image_message,
         text_content,
     )
+    from .usage import AgentUsage, UsageStats

@@ -13,7 +13,7 @@ import contextvars
 import threading
 from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 __all__ = ["in_running_loop", "run_sync", "shared_pool"]
 
@@ -29,7 +29,9 @@ def shared_pool() -> ThreadPoolExecutor:
     if _pool is None:
         with _pool_lock:
             if _pool is None:
-                _pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="selectools_tool_timeout")
+                _pool = ThreadPoolExecutor(
+                    max_workers=16, thread_name_prefix="selectools_tool_timeout"
+                )
     return _pool
 
 
@@ -62,4 +64,4 @@ def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
     thread.join()
     if "error" in result:
         raise result["error"]
-    return result["value"]  # type: ignore[no-any-return]
+    return cast(T, result["value"])

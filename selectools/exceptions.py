@@ -125,7 +125,9 @@ class ProviderConfigurationError(SelectoolsError):
             ]
         if hint:
             body.append(f"  {hint}")
-        super().__init__(format_error_box(f"❌ Provider Configuration Error: '{provider_name}'", body))
+        super().__init__(
+            format_error_box(f"❌ Provider Configuration Error: '{provider_name}'", body)
+        )
 
     def __reduce__(self) -> tuple[Any, ...]:
         args = (self.provider_name, self.missing_config, self.env_var, self.hint)

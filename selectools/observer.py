@@ -209,7 +209,9 @@ def _overrides(obj: Any, prefix: str, base: type) -> _OverrideInfo:
             if method is not None and method is not getattr(base, prefix + name, None):
                 names.add(name)
         generic = getattr(cls, prefix + "on_event", None)
-        has_generic = generic is not None and generic is not getattr(base, prefix + "on_event", None)
+        has_generic = generic is not None and generic is not getattr(
+            base, prefix + "on_event", None
+        )
         info = (frozenset(names), has_generic)
         _override_cache[key] = info
     return info
@@ -251,14 +253,18 @@ class EventEmitter:
                 try:
                     getattr(observer, name)(self.run_id, *args)
                 except Exception:
-                    _log.warning("observer %s.%s raised", type(observer).__name__, name, exc_info=True)
+                    _log.warning(
+                        "observer %s.%s raised", type(observer).__name__, name, exc_info=True
+                    )
             if generic:
                 if event is None:
                     event = self._event(name, args, extras)
                 try:
                     observer.on_event(event)
                 except Exception:
-                    _log.warning("observer %s.on_event raised", type(observer).__name__, exc_info=True)
+                    _log.warning(
+                        "observer %s.on_event raised", type(observer).__name__, exc_info=True
+                    )
         if self._async_targets:
             self.pending.append(event or self._event(name, args, extras))
 
@@ -276,7 +282,12 @@ class EventEmitter:
             for observer, names, generic in self._async_targets:
                 calls = []
                 if event.name in names:
-                    calls.append((f"a_{event.name}", getattr(observer, "a_" + event.name)(event.run_id, *args)))
+                    calls.append(
+                        (
+                            f"a_{event.name}",
+                            getattr(observer, "a_" + event.name)(event.run_id, *args),
+                        )
+                    )
                 if generic:
                     calls.append(("a_on_event", observer.a_on_event(event)))
                 for label, coro in calls:
@@ -284,7 +295,12 @@ class EventEmitter:
                         try:
                             await coro
                         except Exception:
-                            _log.warning("async observer %s.%s raised", type(observer).__name__, label, exc_info=True)
+                            _log.warning(
+                                "async observer %s.%s raised",
+                                type(observer).__name__,
+                                label,
+                                exc_info=True,
+                            )
                     else:
                         task = asyncio.ensure_future(coro)
                         self._tasks.add(task)
@@ -324,7 +340,9 @@ def _summarise(value: Any) -> Any:
 class LoggingObserver(AgentObserver):
     """Writes every event as one JSON line to Python ``logging`` (for Datadog, ELK …)."""
 
-    def __init__(self, logger: logging.Logger | str = "selectools", level: int = logging.INFO) -> None:
+    def __init__(
+        self, logger: logging.Logger | str = "selectools", level: int = logging.INFO
+    ) -> None:
         self.logger = logging.getLogger(logger) if isinstance(logger, str) else logger
         self.level = level
 

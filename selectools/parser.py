@@ -118,7 +118,13 @@ class ToolCallParser:
                 break
             end = _balanced_object(text, brace)
             if end == -1:
-                spans.append((marker, len(text), ToolCall(tool_name="", error="unterminated JSON after TOOL_CALL")))
+                spans.append(
+                    (
+                        marker,
+                        len(text),
+                        ToolCall(tool_name="", error="unterminated JSON after TOOL_CALL"),
+                    )
+                )
                 break
             call = self._to_call(text[brace:end], require_name_key=False)
             if call is not None:
@@ -158,7 +164,9 @@ class ToolCallParser:
         except ValueError as exc:
             if require_name_key:
                 return None
-            return ToolCall(tool_name=_guess_name(blob), error=f"could not read the arguments: {exc}")
+            return ToolCall(
+                tool_name=_guess_name(blob), error=f"could not read the arguments: {exc}"
+            )
         if not isinstance(data, dict):
             return None
         name = next((data[k] for k in _NAME_KEYS if isinstance(data.get(k), str)), None)

@@ -50,4 +50,6 @@ class PromptBuilder:
         if not tools or native_tools:
             return instructions
         schemas = "\n\n".join(json.dumps(t.schema(), indent=2) for t in tools)
-        return f"{instructions}\n\n{TOOL_CALL_CONTRACT}\n\nAvailable tools (JSON schema):\n\n{schemas}"
+        return (
+            f"{instructions}\n\n{TOOL_CALL_CONTRACT}\n\nAvailable tools (JSON schema):\n\n{schemas}"
+        )

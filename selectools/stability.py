@@ -38,7 +38,7 @@ def deprecated(since: str, replacement: str | None = None) -> Callable[[T], T]:
             message += f" Use {replacement} instead."
 
         if isinstance(obj, type):
-            original_init = obj.__init__
+            original_init = obj.__init__  # type: ignore[misc]
 
             @functools.wraps(original_init)
             def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
@@ -57,11 +57,13 @@ def deprecated(since: str, replacement: str | None = None) -> Callable[[T], T]:
 
             marked = wrapper
         else:
-            raise TypeError(f"@deprecated applies to classes and functions, not {type(obj).__name__}")
+            raise TypeError(
+                f"@deprecated applies to classes and functions, not {type(obj).__name__}"
+            )
 
         marked.__stability__ = "deprecated"
         marked.__deprecated_since__ = since
         marked.__deprecated_replacement__ = replacement
-        return marked  # type: ignore[no-any-return]
+        return marked
 
     return decorate

@@ -216,7 +216,9 @@ class AgentTrace:
 
     def timeline(self) -> str:
         """A readable, one-line-per-step view of the run."""
-        header = f"Trace {self.run_id[:8]} · {len(self.steps)} steps · {self.total_duration_ms:.1f} ms"
+        header = (
+            f"Trace {self.run_id[:8]} · {len(self.steps)} steps · {self.total_duration_ms:.1f} ms"
+        )
         lines = [header]
         for step in self.steps:
             offset = (step.started_at - self.started_at) * 1000.0

@@ -84,7 +84,13 @@ class ContentPart:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ContentPart:
-        return cls(**{k: data.get(k) for k in _PART_FIELDS})
+        return cls(
+            type=data["type"],
+            text=data.get("text"),
+            image_url=data.get("image_url"),
+            image_base64=data.get("image_base64"),
+            media_type=data.get("media_type"),
+        )
 
 
 _PART_FIELDS = ("type", "text", "image_url", "image_base64", "media_type")

@@ -43,10 +43,17 @@ def test_tool_validation_error_layout_and_attributes():
         suggestion="Pass an integer value for 'limit'",
     )
     text = str(err)
-    assert (err.tool_name, err.param_name, err.issue) == ("search", "limit", "Expected int, got str")
+    assert (err.tool_name, err.param_name, err.issue) == (
+        "search",
+        "limit",
+        "Expected int, got str",
+    )
     assert err.suggestion == "Pass an integer value for 'limit'"
     assert f"{RULE}\n❌ Tool Validation Error: 'search'\n{RULE}" in text
-    assert "Parameter: limit\nIssue: Expected int, got str\n\n💡 Suggestion: Pass an integer value for 'limit'" in text
+    assert (
+        "Parameter: limit\nIssue: Expected int, got str\n\n💡 Suggestion: Pass an integer value for 'limit'"
+        in text
+    )
     assert text.rstrip().endswith(RULE)
 
 
@@ -64,7 +71,11 @@ def test_tool_execution_error_keeps_the_original_and_params():
 def test_provider_configuration_error_names_the_variable():
     err = ProviderConfigurationError("OpenAI", "API key", "OPENAI_API_KEY")
     text = str(err)
-    assert (err.provider_name, err.missing_config, err.env_var) == ("OpenAI", "API key", "OPENAI_API_KEY")
+    assert (err.provider_name, err.missing_config, err.env_var) == (
+        "OpenAI",
+        "API key",
+        "OPENAI_API_KEY",
+    )
     assert "❌ Provider Configuration Error: 'OpenAI'" in text
     assert "export OPENAI_API_KEY='your-api-key'" in text
     assert "provider = OpenAIProvider(api_key='your-api-key')" in text
@@ -79,7 +90,9 @@ def test_memory_limit_error():
 
 
 def test_graph_execution_error():
-    err = GraphExecutionError("research-pipeline", "summarize", ProviderError("Rate limit exceeded"), 3)
+    err = GraphExecutionError(
+        "research-pipeline", "summarize", ProviderError("Rate limit exceeded"), 3
+    )
     text = str(err)
     assert "❌ Graph Execution Failed: 'research-pipeline'" in text
     assert "Node: summarize (step 3)" in text

@@ -23,15 +23,47 @@ def test_every_event_exists_on_both_bases_with_its_signature():
 
 def test_documented_events_are_all_present():
     documented = {
-        "on_run_start", "on_run_end", "on_error", "on_llm_start", "on_llm_end", "on_cache_hit",
-        "on_usage", "on_llm_retry", "on_tool_start", "on_tool_end", "on_tool_error", "on_tool_chunk",
-        "on_iteration_start", "on_iteration_end", "on_batch_start", "on_batch_end",
-        "on_policy_decision", "on_structured_validate", "on_provider_fallback", "on_memory_trim",
-        "on_session_load", "on_session_save", "on_memory_summarize", "on_entity_extraction",
-        "on_budget_exceeded", "on_kg_extraction", "on_guardrail_triggered", "on_coherence_blocked",
-        "on_graph_start", "on_graph_end", "on_graph_error", "on_node_start", "on_node_end",
-        "on_graph_routing", "on_graph_interrupt", "on_graph_resume", "on_parallel_start",
-        "on_parallel_end", "on_stall_detected", "on_loop_detected", "on_supervisor_replan",
+        "on_run_start",
+        "on_run_end",
+        "on_error",
+        "on_llm_start",
+        "on_llm_end",
+        "on_cache_hit",
+        "on_usage",
+        "on_llm_retry",
+        "on_tool_start",
+        "on_tool_end",
+        "on_tool_error",
+        "on_tool_chunk",
+        "on_iteration_start",
+        "on_iteration_end",
+        "on_batch_start",
+        "on_batch_end",
+        "on_policy_decision",
+        "on_structured_validate",
+        "on_provider_fallback",
+        "on_memory_trim",
+        "on_session_load",
+        "on_session_save",
+        "on_memory_summarize",
+        "on_entity_extraction",
+        "on_budget_exceeded",
+        "on_kg_extraction",
+        "on_guardrail_triggered",
+        "on_coherence_blocked",
+        "on_graph_start",
+        "on_graph_end",
+        "on_graph_error",
+        "on_node_start",
+        "on_node_end",
+        "on_graph_routing",
+        "on_graph_interrupt",
+        "on_graph_resume",
+        "on_parallel_start",
+        "on_parallel_end",
+        "on_stall_detected",
+        "on_loop_detected",
+        "on_supervisor_replan",
     }
     assert documented <= set(EVENTS)
     assert EVENTS["on_tool_end"][1] == ("call_id", "tool_name", "result", "duration_ms")
@@ -63,8 +95,18 @@ def test_emitter_calls_overrides_and_generic_handler_and_survives_errors(caplog)
     assert calls == [("specific", "run-1", "c1", "search", {"q": "x"})]
     (event,) = events
     assert isinstance(event, Event)
-    assert (event.name, event.kind, event.scope, event.call_id) == ("on_tool_start", "tool_start", "tool", "c1")
-    assert event.data == {"call_id": "c1", "tool_name": "search", "tool_args": {"q": "x"}, "iteration": 2}
+    assert (event.name, event.kind, event.scope, event.call_id) == (
+        "on_tool_start",
+        "tool_start",
+        "tool",
+        "c1",
+    )
+    assert event.data == {
+        "call_id": "c1",
+        "tool_name": "search",
+        "tool_args": {"q": "x"},
+        "iteration": 2,
+    }
     assert event["iteration"] == 2
     assert "observer bug" in caplog.text or "Broken.on_tool_start raised" in caplog.text
 
@@ -112,7 +154,11 @@ def test_logging_observer_writes_json_lines(caplog):
     first, second = (json.loads(r.getMessage()) for r in caplog.records)
     assert first["event"] == "run_start" and first["run_id"] == "run-9"
     assert first["messages"] == 2 and first["model"] == "gpt-4o" and "timestamp" in first
-    assert second["event"] == "tool_end" and second["tool"] == "search" and second["duration_ms"] == 12.5
+    assert (
+        second["event"] == "tool_end"
+        and second["tool"] == "search"
+        and second["duration_ms"] == 12.5
+    )
 
 
 def test_observer_subclass_with_only_known_methods_does_not_warn():

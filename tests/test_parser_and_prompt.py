@@ -61,7 +61,11 @@ class _FakeTool:
         self.name = name
 
     def schema(self):
-        return {"name": self.name, "description": "d", "parameters": {"type": "object", "properties": {}, "required": []}}
+        return {
+            "name": self.name,
+            "description": "d",
+            "parameters": {"type": "object", "properties": {}, "required": []},
+        }
 
 
 def test_prompt_builder_text_and_native_modes():
@@ -71,7 +75,10 @@ def test_prompt_builder_text_and_native_modes():
     assert text_mode.startswith("You are an assistant that can call tools when helpful.")
     assert TOOL_CALL_CONTRACT in text_mode
     assert json.dumps(tools[0].schema(), indent=2) in text_mode
-    assert builder.build(tools, native_tools=True) == "You are an assistant that can call tools when helpful."
+    assert (
+        builder.build(tools, native_tools=True)
+        == "You are an assistant that can call tools when helpful."
+    )
     custom = builder.build(tools, system_prompt="You are a medical assistant.")
     assert custom.startswith("You are a medical assistant.\n\nTool call contract:")
     assert builder.build([]) == "You are a helpful assistant."

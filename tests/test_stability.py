@@ -27,7 +27,10 @@ def test_deprecated_function_warns_on_every_call():
         return 42
 
     for _ in range(2):
-        with pytest.warns(DeprecationWarning, match=r"old_factory is deprecated since v0\.19\. Use NewProvider instead\."):
+        with pytest.warns(
+            DeprecationWarning,
+            match=r"old_factory is deprecated since v0\.19\. Use NewProvider instead\.",
+        ):
             assert old_factory() == 42
     assert old_factory.__name__ == "old_factory"
     assert old_factory.__stability__ == "deprecated"

@@ -9,16 +9,65 @@ from selectools.trace import now
 def _trace() -> AgentTrace:
     trace = AgentTrace(run_id="r" * 32, parent_run_id="parent", metadata={"user": "u1"})
     t0 = trace.started_at
-    trace.add(TraceStep(StepType.LLM_CALL, t0, t0 + 0.010, iteration=1, model="gpt-4o",
-                        prompt_tokens=100, completion_tokens=20, cost_usd=0.00045, summary="gpt-4o: 120 tokens"))
-    trace.add(TraceStep(StepType.TOOL_SELECTION, t0 + 0.010, t0 + 0.010, iteration=1, tool_name="search",
-                        reasoning="need data"))
-    trace.add(TraceStep(StepType.TOOL_EXECUTION, t0 + 0.011, t0 + 0.020, iteration=1, tool_name="search",
-                        call_id="c1", lane=0))
-    trace.add(TraceStep(StepType.TOOL_EXECUTION, t0 + 0.011, t0 + 0.030, iteration=1, tool_name="fetch",
-                        call_id="c2", lane=1, status="error", error="boom"))
-    trace.add(TraceStep(StepType.LLM_CALL, t0 + 0.031, t0 + 0.040, iteration=2, model="gpt-4o",
-                        prompt_tokens=150, completion_tokens=30, cost_usd=0.000675))
+    trace.add(
+        TraceStep(
+            StepType.LLM_CALL,
+            t0,
+            t0 + 0.010,
+            iteration=1,
+            model="gpt-4o",
+            prompt_tokens=100,
+            completion_tokens=20,
+            cost_usd=0.00045,
+            summary="gpt-4o: 120 tokens",
+        )
+    )
+    trace.add(
+        TraceStep(
+            StepType.TOOL_SELECTION,
+            t0 + 0.010,
+            t0 + 0.010,
+            iteration=1,
+            tool_name="search",
+            reasoning="need data",
+        )
+    )
+    trace.add(
+        TraceStep(
+            StepType.TOOL_EXECUTION,
+            t0 + 0.011,
+            t0 + 0.020,
+            iteration=1,
+            tool_name="search",
+            call_id="c1",
+            lane=0,
+        )
+    )
+    trace.add(
+        TraceStep(
+            StepType.TOOL_EXECUTION,
+            t0 + 0.011,
+            t0 + 0.030,
+            iteration=1,
+            tool_name="fetch",
+            call_id="c2",
+            lane=1,
+            status="error",
+            error="boom",
+        )
+    )
+    trace.add(
+        TraceStep(
+            StepType.LLM_CALL,
+            t0 + 0.031,
+            t0 + 0.040,
+            iteration=2,
+            model="gpt-4o",
+            prompt_tokens=150,
+            completion_tokens=30,
+            cost_usd=0.000675,
+        )
+    )
     trace.ended_at = t0 + 0.041
     return trace
 

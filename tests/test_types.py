@@ -2,7 +2,16 @@ import base64
 
 import pytest
 
-from selectools import AgentResult, ContentPart, Message, Role, StreamChunk, ToolCall, image_message, text_content
+from selectools import (
+    AgentResult,
+    ContentPart,
+    Message,
+    Role,
+    StreamChunk,
+    ToolCall,
+    image_message,
+    text_content,
+)
 
 
 def test_roles_are_strings():
@@ -17,7 +26,9 @@ def test_message_round_trips_through_dicts():
         content="thinking",
         tool_calls=[ToolCall("search", {"q": "x"}, id="call_1")],
     )
-    tool_message = Message(role=Role.TOOL, content="result", tool_name="search", tool_call_id="call_1", is_error=True)
+    tool_message = Message(
+        role=Role.TOOL, content="result", tool_name="search", tool_call_id="call_1", is_error=True
+    )
     for original in (message, tool_message):
         copy = Message.from_dict(original.to_dict())
         assert copy.to_dict() == original.to_dict()
@@ -53,12 +64,17 @@ def test_reprs_are_short_and_deterministic():
     message = Message(role=Role.USER, content="x" * 100)
     assert repr(message) == f"Message(role='user', content='{'x' * 57}...')"
     result = AgentResult(message=Message(role=Role.ASSISTANT, content="done"))
-    assert repr(result) == "AgentResult(content='done', iterations=0, tool_calls=0, tokens=0, stop_reason='final')"
+    assert (
+        repr(result)
+        == "AgentResult(content='done', iterations=0, tool_calls=0, tokens=0, stop_reason='final')"
+    )
     assert "0x" not in repr(result)
 
 
 def test_agent_result_content_and_role_come_from_the_message():
-    result = AgentResult(message=Message(role=Role.ASSISTANT, content=[ContentPart(type="text", text="hi")]))
+    result = AgentResult(
+        message=Message(role=Role.ASSISTANT, content=[ContentPart(type="text", text="hi")])
+    )
     assert result.content == "hi"
     assert result.role is Role.ASSISTANT
     assert result.run_id is None

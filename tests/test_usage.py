@@ -11,8 +11,13 @@ def test_usage_stats_total_defaults_to_sum():
 
 def test_agent_usage_accumulates_and_attributes_tools():
     usage = AgentUsage()
-    usage.add_usage(UsageStats(prompt_tokens=500, completion_tokens=347, cost_usd=0.004), tool_name="search")
-    usage.add_usage(UsageStats(prompt_tokens=1390, completion_tokens=306, cost_usd=0.008345), tool_name="calculate")
+    usage.add_usage(
+        UsageStats(prompt_tokens=500, completion_tokens=347, cost_usd=0.004), tool_name="search"
+    )
+    usage.add_usage(
+        UsageStats(prompt_tokens=1390, completion_tokens=306, cost_usd=0.008345),
+        tool_name="calculate",
+    )
     assert usage.total_tokens == 2543
     assert usage.total_prompt_tokens == 1890
     assert usage.total_completion_tokens == 653
@@ -65,8 +70,14 @@ def test_analytics_records_and_exports(tmp_path):
     analytics.to_csv(tmp_path / "a.csv")
     rows = list(csv.reader((tmp_path / "a.csv").open()))
     assert rows[0] == [
-        "tool_name", "total_calls", "successful_calls", "failed_calls",
-        "success_rate", "avg_duration", "total_duration", "total_cost",
+        "tool_name",
+        "total_calls",
+        "successful_calls",
+        "failed_calls",
+        "success_rate",
+        "avg_duration",
+        "total_duration",
+        "total_cost",
     ]
     assert rows[1][0] == "search"
     analytics.reset()

@@ -1,0 +1,116 @@
+"""Batch runs: many prompts, bounded concurrency, input order kept, failures isolated."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+from ..observer import EventEmitter
+from ..types import AgentResult, Message, Role
+
+if TYPE_CHECKING:
+    from .core import Agent
+
+__all__ = ["run_batch", "run_batch_async"]
+
+
+def _failed(exc: BaseException) -> AgentResult:
+    message = Message(role=Role.ASSISTANT, content=f"Error: {type(exc).__name__}: {exc}")
+    return AgentResult(message=message, stop_reason="error", error=exc)
+
+
+def _check(max_concurrency: int) -> None:
+    if not isinstance(max_concurrency, int) or max_concurrency < 1:
+        raise ValueError(f"max_concurrency must be an int >= 1, got {max_concurrency!r}")
+
+
+class _Progress:
+    """Counts finished items and reports ``(completed, total)``; thread-safe."""
+
+    def __init__(self, total: int, callback: Callable[[int, int], Any] | None) -> None:
+        self.total = total
+        self.callback = callback
+        self.completed = 0
+        self.errors = 0
+        self._lock = threading.Lock()
+
+    def done(self, failed: bool) -> None:
+        with self._lock:
+            self.completed += 1
+            self.errors += failed
+            completed = self.completed
+            if self.callback is not None:
+                self.callback(completed, self.total)
+
+
+def run_batch(
+    agent: Agent,
+    prompts: Sequence[Any],
+    max_concurrency: int,
+    response_format: Any,
+    on_progress: Callable[[int, int], Any] | None,
+) -> list[AgentResult]:
+    _check(max_concurrency)
+    batch_id = os.urandom(16).hex()
+    emitter = EventEmitter(batch_id, agent.config.observers)
+    started = time.perf_counter()
+    emitter.emit("on_batch_start", len(prompts))
+    progress = _Progress(len(prompts), on_progress)
+
+    def one(prompt: Any) -> AgentResult:
+        try:
+            result = agent.run(prompt, response_format=response_format)
+        except Exception as exc:
+            progress.done(True)
+            return _failed(exc)
+        progress.done(result.error is not None)
+        return result
+
+    if prompts:
+        with ThreadPoolExecutor(max_workers=min(max_concurrency, len(prompts))) as pool:
+            results = list(pool.map(one, prompts))
+    else:
+        results = []
+    emitter.emit(
+        "on_batch_end", len(results), progress.errors, (time.perf_counter() - started) * 1000.0
+    )
+    return results
+
+
+async def run_batch_async(
+    agent: Agent,
+    prompts: Sequence[Any],
+    max_concurrency: int,
+    response_format: Any,
+    on_progress: Callable[[int, int], Any] | None,
+) -> list[AgentResult]:
+    _check(max_concurrency)
+    batch_id = os.urandom(16).hex()
+    emitter = EventEmitter(batch_id, agent.config.observers, async_mode=True)
+    started = time.perf_counter()
+    emitter.emit("on_batch_start", len(prompts))
+    await emitter.flush()
+    progress = _Progress(len(prompts), on_progress)
+    gate = asyncio.Semaphore(max_concurrency)
+
+    async def one(prompt: Any) -> AgentResult:
+        async with gate:
+            try:
+                result = await agent.arun(prompt, response_format=response_format)
+            except Exception as exc:
+                progress.done(True)
+                return _failed(exc)
+        progress.done(result.error is not None)
+        return result
+
+    results = list(await asyncio.gather(*(one(p) for p in prompts)))
+    emitter.emit(
+        "on_batch_end", len(results), progress.errors, (time.perf_counter() - started) * 1000.0
+    )
+    await emitter.flush()
+    return results

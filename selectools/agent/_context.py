@@ -1,0 +1,143 @@
+"""Per-run state, separate from the agent so concurrent runs of one agent never mix."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..observer import EventEmitter
+from ..trace import AgentTrace
+from ..types import AgentResult, Message, ToolCall
+from ..usage import AgentUsage, UsageStats
+
+if TYPE_CHECKING:
+    from ..tools import Tool
+    from .config import AgentConfig
+    from .core import Agent
+
+__all__ = ["RunContext"]
+
+
+class RunContext:
+    """Everything one run reads and writes."""
+
+    __slots__ = (
+        "agent",
+        "config",
+        "cost_warned",
+        "emitter",
+        "error",
+        "history",
+        "input_messages",
+        "iteration",
+        "last_usage",
+        "model",
+        "parsed",
+        "provider",
+        "provider_used",
+        "reasoning",
+        "reasoning_history",
+        "response_format",
+        "run_id",
+        "stream",
+        "stream_handler",
+        "system_prompt",
+        "tool_calls",
+        "tools",
+        "tools_by_name",
+        "trace",
+        "usage",
+    )
+
+    def __init__(
+        self,
+        agent: Agent,
+        run_id: str,
+        messages: list[Message],
+        history: list[Message],
+        *,
+        observers: Sequence[Any],
+        async_mode: bool,
+        stream: bool,
+        parent_run_id: str | None,
+        response_format: Any = None,
+        stream_handler: Callable[[str], None] | None = None,
+    ) -> None:
+        config = agent.config
+        self.agent = agent
+        self.config: AgentConfig = config
+        self.run_id = run_id
+        self.provider = agent.provider
+        self.model = agent.model
+        self.system_prompt = agent.system_prompt
+        self.tools: list[Tool] = agent._tools
+        self.tools_by_name: dict[str, Tool] = agent._tools_by_name
+        self.trace = AgentTrace(
+            run_id, parent_run_id or config.parent_run_id, config.trace_metadata
+        )
+        self.emitter = EventEmitter(run_id, observers, async_mode=async_mode)
+        self.usage = AgentUsage()
+        self.input_messages = messages
+        self.history = history
+        self.iteration = 0
+        self.last_usage: UsageStats | None = None
+        self.tool_calls: list[ToolCall] = []
+        self.reasoning: str | None = None
+        self.reasoning_history: list[str] = []
+        self.provider_used: str | None = None
+        self.error: BaseException | None = None
+        self.parsed: Any = None
+        self.response_format = response_format
+        self.stream = stream
+        self.stream_handler = stream_handler
+        self.cost_warned = False
+
+    def append(self, message: Message) -> None:
+        """Add a message to the conversation (and to the agent's memory, if any)."""
+        self.history.append(message)
+        memory = self.agent.memory
+        if memory is not None:
+            memory.add(message)
+
+    def add_usage(self, usage: UsageStats) -> None:
+        """Count one call's usage in this run and in the agent's lifetime totals."""
+        self.usage.add_usage(usage)
+        agent = self.agent
+        with agent._lock:
+            agent.usage.add_usage(usage)
+            total_cost = agent.usage.total_cost_usd
+        threshold = self.config.cost_warning_threshold
+        if threshold is not None and total_cost > threshold and not self.cost_warned:
+            self.cost_warned = True
+            print(
+                f"⚠️  Cost Warning: Total cost ${total_cost:.6f} exceeds threshold ${threshold:.6f}"
+            )
+
+    def record_tool_call(self, tool_name: str, tokens: int) -> None:
+        """Count a call and attribute ``tokens`` of the response that requested it."""
+        self.usage.record_tool_call(tool_name, tokens)
+        with self.agent._lock:
+            self.agent.usage.record_tool_call(tool_name, tokens)
+
+    def finish(self, message: Message, stop_reason: str) -> AgentResult:
+        """Close the trace, build the result and announce the end of the run."""
+        self.trace.finish()
+        last = self.tool_calls[-1] if self.tool_calls else None
+        result = AgentResult(
+            message=message,
+            iterations=self.iteration,
+            tool_calls=self.tool_calls,
+            tool_name=last.tool_name if last else None,
+            tool_args=dict(last.parameters) if last else {},
+            usage=self.usage,
+            trace=self.trace,
+            parsed=self.parsed,
+            reasoning=self.reasoning,
+            reasoning_history=self.reasoning_history,
+            provider_used=self.provider_used,
+            stop_reason=stop_reason,
+            error=self.error,
+        )
+        self.agent._history = self.history
+        self.emitter.emit("on_run_end", result)
+        return result

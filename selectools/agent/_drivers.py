@@ -1,0 +1,278 @@
+"""Drivers: perform the loop's effects, blocking or awaiting, streaming or not.
+
+``drive_sync`` never touches asyncio, so ``agent.run()`` works inside a running
+event loop (a notebook cell) without nest_asyncio; coroutine-only providers or
+async tools called from it run on a private loop in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+from .._async_bridge import run_sync
+from ..exceptions import ProviderError
+from ..providers.base import estimate_usage
+from ..types import AgentResult, Message, Role, StreamChunk, ToolCall
+from ..usage import UsageStats
+from ._context import RunContext
+from ._effects import CallBlocking, CallLLM, LLMRequest, RunTools, Sleep
+from ._program import Program
+from ._tool_jobs import run_jobs_async, run_jobs_sync
+
+__all__ = [
+    "StreamAccumulator",
+    "drive_async",
+    "drive_async_stream",
+    "drive_sync",
+    "drive_sync_stream",
+]
+
+
+class StreamAccumulator:
+    """Collects streamed items into the ``(Message, UsageStats)`` a ``complete`` call returns."""
+
+    __slots__ = ("parts", "tool_calls", "usage")
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.tool_calls: list[ToolCall] = []
+        self.usage: UsageStats | None = None
+
+    def add(self, item: Any) -> str:
+        """Record one streamed item; returns its text ("" for non-text items)."""
+        if isinstance(item, str):
+            self.parts.append(item)
+            return item
+        if isinstance(item, ToolCall):
+            self.tool_calls.append(item)
+        elif isinstance(item, UsageStats):
+            self.usage = item
+        elif isinstance(item, StreamChunk):
+            if item.tool_calls:
+                self.tool_calls.extend(item.tool_calls)
+            if item.content:
+                self.parts.append(item.content)
+                return item.content
+        else:
+            raise ProviderError(
+                f"provider stream yielded {type(item).__name__}; expected str, ToolCall or UsageStats",
+                retryable=False,
+            )
+        return ""
+
+    def finish(self, request: LLMRequest, provider_name: str) -> tuple[Message, UsageStats]:
+        text = "".join(self.parts)
+        message = Message(role=Role.ASSISTANT, content=text, tool_calls=self.tool_calls or None)
+        usage = self.usage or estimate_usage(
+            request.model, provider_name, request.system_prompt, request.messages, text
+        )
+        return message, usage
+
+
+def _text_callback(ctx: RunContext) -> Callable[[str], None]:
+    handler = ctx.stream_handler
+    emit = ctx.emitter.emit
+
+    def on_text(text: str) -> None:
+        emit("on_stream_chunk", text, iteration=ctx.iteration)
+        if handler is not None:
+            handler(text)
+
+    return on_text
+
+
+# -- performing effects ------------------------------------------------------
+def _complete_sync(provider: Any, request: LLMRequest) -> tuple[Message, UsageStats]:
+    complete = getattr(provider, "complete", None)
+    if complete is not None:
+        return complete(**request.kwargs())
+    return run_sync(provider.acomplete(**request.kwargs()))
+
+
+def _stream_sync(provider: Any, request: LLMRequest) -> Iterator[Any]:
+    """Streamed items from the provider, or its whole reply as one item."""
+    stream = getattr(provider, "stream", None)
+    if stream is not None and getattr(provider, "supports_streaming", True):
+        yield from stream(**request.kwargs())
+        return
+    message, usage = _complete_sync(provider, request)
+    if message.text:
+        yield message.text
+    yield from message.tool_calls or ()
+    yield usage
+
+
+def _perform_sync(ctx: RunContext, effect: Any) -> Any:
+    kind = type(effect)
+    if kind is CallLLM:
+        if not effect.stream:
+            return _complete_sync(ctx.provider, effect.request)
+        on_text = _text_callback(ctx)
+        acc = StreamAccumulator()
+        for item in _stream_sync(ctx.provider, effect.request):
+            text = acc.add(item)
+            if text:
+                on_text(text)
+        return acc.finish(effect.request, getattr(ctx.provider, "name", ""))
+    if kind is RunTools:
+        return run_jobs_sync(effect.jobs, effect.parallel, effect.timeout)
+    if kind is Sleep:
+        time.sleep(effect.seconds)
+        return None
+    if kind is CallBlocking:
+        return effect.fn()
+    raise TypeError(f"unknown effect {effect!r}")
+
+
+async def _complete_async(provider: Any, request: LLMRequest) -> tuple[Message, UsageStats]:
+    acomplete = getattr(provider, "acomplete", None)
+    if acomplete is not None:
+        return await acomplete(**request.kwargs())
+    return await asyncio.to_thread(provider.complete, **request.kwargs())
+
+
+async def _stream_async(provider: Any, request: LLMRequest) -> AsyncIterator[Any]:
+    astream = getattr(provider, "astream", None)
+    if astream is not None and getattr(provider, "supports_streaming", True):
+        async for item in astream(**request.kwargs()):
+            yield item
+        return
+    message, usage = await _complete_async(provider, request)
+    if message.text:
+        yield message.text
+    for call in message.tool_calls or ():
+        yield call
+    yield usage
+
+
+async def _perform_async(ctx: RunContext, effect: Any) -> Any:
+    kind = type(effect)
+    if kind is CallLLM:
+        if not effect.stream:
+            return await _complete_async(ctx.provider, effect.request)
+        on_text = _text_callback(ctx)
+        acc = StreamAccumulator()
+        async for item in _stream_async(ctx.provider, effect.request):
+            text = acc.add(item)
+            if text:
+                on_text(text)
+        return acc.finish(effect.request, getattr(ctx.provider, "name", ""))
+    if kind is RunTools:
+        return await run_jobs_async(effect.jobs, effect.parallel, effect.timeout)
+    if kind is Sleep:
+        await asyncio.sleep(effect.seconds)
+        return None
+    if kind is CallBlocking:
+        return await asyncio.to_thread(effect.fn)
+    raise TypeError(f"unknown effect {effect!r}")
+
+
+# -- drivers -----------------------------------------------------------------
+def drive_sync(ctx: RunContext, program: Program) -> AgentResult:
+    value: Any = None
+    error: BaseException | None = None
+    while True:
+        try:
+            effect = program.send(value) if error is None else program.throw(error)
+        except StopIteration as stop:
+            return stop.value
+        value = error = None
+        try:
+            value = _perform_sync(ctx, effect)
+        except BaseException as exc:
+            error = exc
+
+
+async def drive_async(ctx: RunContext, program: Program) -> AgentResult:
+    value: Any = None
+    error: BaseException | None = None
+    emitter = ctx.emitter
+    try:
+        while True:
+            try:
+                effect = program.send(value) if error is None else program.throw(error)
+            except StopIteration as stop:
+                return stop.value
+            value = error = None
+            await emitter.flush()
+            try:
+                value = await _perform_async(ctx, effect)
+            except BaseException as exc:
+                error = exc
+    finally:
+        await emitter.flush()
+
+
+def drive_sync_stream(ctx: RunContext, program: Program) -> Iterator[StreamChunk | AgentResult]:
+    """Like :func:`drive_sync`, yielding a :class:`StreamChunk` per text delta."""
+    value: Any = None
+    error: BaseException | None = None
+    emit = ctx.emitter.emit
+    try:
+        while True:
+            try:
+                effect = program.send(value) if error is None else program.throw(error)
+            except StopIteration as stop:
+                yield stop.value
+                return
+            value = error = None
+            try:
+                if type(effect) is CallLLM and effect.stream:
+                    acc = StreamAccumulator()
+                    for item in _stream_sync(ctx.provider, effect.request):
+                        text = acc.add(item)
+                        if text:
+                            emit("on_stream_chunk", text, iteration=ctx.iteration)
+                            yield StreamChunk(content=text, iteration=ctx.iteration)
+                    if acc.tool_calls:
+                        yield StreamChunk(tool_calls=list(acc.tool_calls), iteration=ctx.iteration)
+                    value = acc.finish(effect.request, getattr(ctx.provider, "name", ""))
+                else:
+                    value = _perform_sync(ctx, effect)
+            except GeneratorExit:
+                raise
+            except BaseException as exc:
+                error = exc
+    finally:
+        program.close()
+
+
+async def drive_async_stream(
+    ctx: RunContext, program: Program
+) -> AsyncIterator[StreamChunk | AgentResult]:
+    """Like :func:`drive_async`, yielding a :class:`StreamChunk` per text delta."""
+    value: Any = None
+    error: BaseException | None = None
+    emitter = ctx.emitter
+    try:
+        while True:
+            try:
+                effect = program.send(value) if error is None else program.throw(error)
+            except StopIteration as stop:
+                await emitter.flush()
+                yield stop.value
+                return
+            value = error = None
+            await emitter.flush()
+            try:
+                if type(effect) is CallLLM and effect.stream:
+                    acc = StreamAccumulator()
+                    async for item in _stream_async(ctx.provider, effect.request):
+                        text = acc.add(item)
+                        if text:
+                            emitter.emit("on_stream_chunk", text, iteration=ctx.iteration)
+                            yield StreamChunk(content=text, iteration=ctx.iteration)
+                    if acc.tool_calls:
+                        yield StreamChunk(tool_calls=list(acc.tool_calls), iteration=ctx.iteration)
+                    value = acc.finish(effect.request, getattr(ctx.provider, "name", ""))
+                else:
+                    value = await _perform_async(ctx, effect)
+            except GeneratorExit:
+                raise
+            except BaseException as exc:
+                error = exc
+    finally:
+        program.close()

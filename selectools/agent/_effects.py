@@ -1,0 +1,73 @@
+"""The requests the shared agent loop hands to a driver.
+
+The loop (:mod:`._program`) is a generator that never blocks: whenever it needs
+the outside world (the LLM, tools, a pause) it yields one of these effects and
+the driver performs it, blocking (``run``) or awaiting (``arun``), streaming or
+not, and sends the outcome back. One loop therefore serves every entry point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..tools import Tool
+    from ..types import Message
+    from ._tool_jobs import ToolJob
+
+__all__ = ["CallBlocking", "CallLLM", "LLMRequest", "RunTools", "Sleep"]
+
+
+@dataclass(slots=True)
+class LLMRequest:
+    """The keyword arguments of one provider call."""
+
+    model: str
+    system_prompt: str
+    messages: list[Message]
+    tools: list[Tool] | None
+    temperature: float
+    max_tokens: int
+    timeout: float | None
+
+    def kwargs(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "system_prompt": self.system_prompt,
+            "messages": self.messages,
+            "tools": self.tools,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "timeout": self.timeout,
+        }
+
+
+@dataclass(slots=True)
+class CallLLM:
+    """Call the provider; with ``stream`` the driver streams and forwards text deltas."""
+
+    request: LLMRequest
+    stream: bool
+
+
+@dataclass(slots=True)
+class RunTools:
+    """Run a batch of tool calls (concurrently when ``parallel``); returns their jobs."""
+
+    jobs: list[ToolJob]
+    parallel: bool
+    timeout: float | None
+
+
+@dataclass(slots=True)
+class Sleep:
+    seconds: float
+
+
+@dataclass(slots=True)
+class CallBlocking:
+    """Run a blocking function (file or network I/O); async drivers use a worker thread."""
+
+    fn: Callable[[], Any]

@@ -1,0 +1,268 @@
+"""One tool call's life: start event, invocation (sync or async, with timeout), outcome.
+
+Whatever goes wrong (unknown tool, unreadable arguments, failed validation, the
+tool raising or timing out) becomes a tool result the model can read and react
+to; it never ends the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import TYPE_CHECKING, Any
+
+from .._async_bridge import shared_pool
+from ..exceptions import ToolExecutionError, ToolValidationError, UnknownToolError
+from ..trace import StepType, now
+from ..types import ToolCall
+
+if TYPE_CHECKING:
+    from ..tools import Tool
+    from ._context import RunContext
+
+__all__ = ["ToolJob", "run_jobs_async", "run_jobs_sync"]
+
+
+class ToolJob:
+    """A tool call prepared for execution, and afterwards its outcome."""
+
+    __slots__ = (
+        "call",
+        "call_id",
+        "chunks",
+        "content",
+        "ctx",
+        "error",
+        "failure",
+        "lane",
+        "ok",
+        "result",
+        "started_at",
+        "tool",
+    )
+
+    def __init__(self, ctx: RunContext, call: ToolCall, call_id: str, lane: int) -> None:
+        self.ctx = ctx
+        self.call = call
+        self.call_id = call_id
+        self.lane = lane
+        self.tool: Tool | None = ctx.tools_by_name.get(call.tool_name)
+        self.failure: Exception | None = None
+        if self.tool is None:
+            self.failure = UnknownToolError(call.tool_name, list(ctx.tools_by_name))
+        elif call.error is not None:
+            self.failure = ToolValidationError(
+                call.tool_name,
+                issue=f"Could not read the arguments: {call.error}",
+                suggestion="Send the arguments as one JSON object matching the tool's schema",
+            )
+        self.started_at = 0.0
+        self.chunks = 0
+        self.ok = False
+        self.content = ""
+        self.result: str | None = None
+        self.error: BaseException | None = None
+
+    @property
+    def name(self) -> str:
+        return self.call.tool_name
+
+    @property
+    def terminal(self) -> bool:
+        """Whether this call, having run, ends the loop."""
+        if not self.ok:
+            return False
+        if self.tool is not None and self.tool.terminal:
+            return True
+        stop = self.ctx.config.stop_condition
+        return bool(stop is not None and stop(self.name, self.result or ""))
+
+    # -- lifecycle -------------------------------------------------------
+    def _begin(self) -> None:
+        self.started_at = now()
+        ctx = self.ctx
+        ctx.emitter.emit(
+            "on_tool_start",
+            self.call_id,
+            self.name,
+            self.call.parameters,
+            iteration=ctx.iteration,
+            lane=self.lane,
+        )
+
+    def _on_chunk(self, chunk: str) -> None:
+        self.chunks += 1
+        self.ctx.emitter.emit(
+            "on_tool_chunk",
+            self.call_id,
+            self.name,
+            chunk,
+            iteration=self.ctx.iteration,
+            lane=self.lane,
+        )
+
+    def _succeed(self, result: str) -> None:
+        ended = now()
+        duration_ms = (ended - self.started_at) * 1000.0
+        self.ok = True
+        self.result = result
+        self.content = result
+        ctx = self.ctx
+        ctx.trace.record(
+            StepType.TOOL_EXECUTION,
+            self.started_at,
+            summary=f"{self.name} → {_short(result)}",
+            iteration=ctx.iteration,
+            call_id=self.call_id,
+            lane=self.lane,
+            tool_name=self.name,
+            tool_args=self.call.parameters,
+            result=result,
+            data={"chunks": self.chunks} if self.chunks else {},
+        )
+        ctx.emitter.emit(
+            "on_tool_end",
+            self.call_id,
+            self.name,
+            result,
+            duration_ms,
+            iteration=ctx.iteration,
+            lane=self.lane,
+            tool_args=self.call.parameters,
+            chunks=self.chunks,
+        )
+        self._record_analytics(True, duration_ms)
+
+    def _fail(self, exc: BaseException) -> None:
+        ended = now()
+        duration_ms = (ended - self.started_at) * 1000.0
+        self.ok = False
+        self.error = exc
+        self.content = _error_content(self.name, exc)
+        ctx = self.ctx
+        ctx.trace.record(
+            StepType.TOOL_EXECUTION,
+            self.started_at,
+            summary=f"{self.name} ✗ {type(exc).__name__}",
+            iteration=ctx.iteration,
+            call_id=self.call_id,
+            lane=self.lane,
+            status="error",
+            error=self.content,
+            tool_name=self.name,
+            tool_args=self.call.parameters,
+        )
+        ctx.emitter.emit(
+            "on_tool_error",
+            self.call_id,
+            self.name,
+            exc,
+            self.call.parameters,
+            duration_ms,
+            iteration=ctx.iteration,
+            lane=self.lane,
+            message=self.content,
+        )
+        self._record_analytics(False, duration_ms)
+
+    def _record_analytics(self, success: bool, duration_ms: float) -> None:
+        analytics = self.ctx.agent.analytics
+        if analytics is not None and self.tool is not None:
+            analytics.record_tool_call(
+                self.name,
+                success=success,
+                duration=duration_ms / 1000.0,
+                params=self.call.parameters,
+                chunk_count=self.chunks,
+            )
+
+    # -- invocation ------------------------------------------------------
+    def run_sync(self, timeout: float | None) -> None:
+        self._begin()
+        try:
+            if self.failure is not None:
+                raise self.failure
+            tool = self.tool
+            assert tool is not None
+            if timeout is None:
+                result = tool.execute(self.call.parameters, self._on_chunk)
+            else:
+                future = shared_pool().submit(
+                    contextvars.copy_context().run,
+                    tool.execute,
+                    self.call.parameters,
+                    self._on_chunk,
+                )
+                try:
+                    result = future.result(timeout=timeout)
+                except FutureTimeout:
+                    future.cancel()
+                    raise TimeoutError(f"Tool '{self.name}' timed out after {timeout:g}s") from None
+        except Exception as exc:
+            self._fail(exc)
+        else:
+            self._succeed(result)
+
+    async def run_async(self, timeout: float | None) -> None:
+        self._begin()
+        try:
+            if self.failure is not None:
+                raise self.failure
+            tool = self.tool
+            assert tool is not None
+            pending = tool.aexecute(self.call.parameters, self._on_chunk)
+            if timeout is None:
+                result = await pending
+            else:
+                try:
+                    result = await asyncio.wait_for(pending, timeout)
+                except asyncio.TimeoutError:
+                    raise TimeoutError(f"Tool '{self.name}' timed out after {timeout:g}s") from None
+        except Exception as exc:
+            self._fail(exc)
+        else:
+            self._succeed(result)
+
+
+def run_jobs_sync(jobs: list[ToolJob], parallel: bool, timeout: float | None) -> list[ToolJob]:
+    """Run the batch; results stay in call order whatever order the calls finish in."""
+    if parallel and len(jobs) > 1:
+        with ThreadPoolExecutor(
+            max_workers=len(jobs), thread_name_prefix="selectools-tool"
+        ) as pool:
+            futures = [
+                pool.submit(contextvars.copy_context().run, job.run_sync, timeout) for job in jobs
+            ]
+            for future in futures:
+                future.result()
+    else:
+        for job in jobs:
+            job.run_sync(timeout)
+    return jobs
+
+
+async def run_jobs_async(
+    jobs: list[ToolJob], parallel: bool, timeout: float | None
+) -> list[ToolJob]:
+    if parallel and len(jobs) > 1:
+        await asyncio.gather(*(job.run_async(timeout) for job in jobs))
+    else:
+        for job in jobs:
+            await job.run_async(timeout)
+    return jobs
+
+
+def _error_content(tool_name: str, exc: BaseException) -> str:
+    """What the model reads when a call fails."""
+    if isinstance(exc, (UnknownToolError, ToolValidationError)):
+        return str(exc).strip()
+    if isinstance(exc, ToolExecutionError):
+        return f"Error executing tool '{tool_name}': {exc.error}"
+    return f"Error executing tool '{tool_name}': {exc}"
+
+
+def _short(text: Any, limit: int = 60) -> str:
+    text = str(text).replace("\n", " ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"

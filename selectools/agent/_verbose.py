@@ -1,0 +1,66 @@
+"""``AgentConfig(verbose=True)``: a running commentary printed from the event stream."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..observer import AgentObserver
+
+__all__ = ["VerboseObserver"]
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = str(value).replace("\n", " ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class VerboseObserver(AgentObserver):
+    """Prints iterations, model calls with tokens and cost, tool calls and errors."""
+
+    def __init__(self, name: str = "agent") -> None:
+        self.prefix = f"[{name}]"
+
+    def on_iteration_start(self, run_id: str, iteration: int, messages: Any) -> None:
+        print(f"{self.prefix} iteration {iteration}")
+
+    def on_llm_end(self, run_id: str, response: Any, usage: Any) -> None:
+        print(
+            f"{self.prefix} {usage.model or 'model'}: {usage.prompt_tokens} prompt + "
+            f"{usage.completion_tokens} completion tokens (${usage.cost_usd:.6f})"
+        )
+
+    def on_cache_hit(self, run_id: str, model: str, response: Any) -> None:
+        print(f"{self.prefix} cache hit -- skipping provider call")
+
+    def on_llm_retry(
+        self, run_id: str, attempt: int, max_retries: int, error: Any, backoff_seconds: float
+    ) -> None:
+        print(
+            f"{self.prefix} provider error (attempt {attempt}/{max_retries + 1}): {_short(error)}; "
+            f"retrying in {backoff_seconds:g}s"
+        )
+
+    def on_tool_start(self, run_id: str, call_id: str, tool_name: str, tool_args: Any) -> None:
+        print(f"{self.prefix} tool {tool_name}({_short(tool_args)})")
+
+    def on_tool_end(
+        self, run_id: str, call_id: str, tool_name: str, result: str, duration_ms: float
+    ) -> None:
+        print(f"{self.prefix} tool {tool_name} -> {_short(result)} ({duration_ms:.1f}ms)")
+
+    def on_tool_error(
+        self,
+        run_id: str,
+        call_id: str,
+        tool_name: str,
+        error: Any,
+        tool_args: Any,
+        duration_ms: float,
+    ) -> None:
+        print(f"{self.prefix} tool {tool_name} failed: {_short(error)}")
+
+    def on_run_end(self, run_id: str, result: Any) -> None:
+        usage = result.usage
+        tokens = usage.total_tokens if usage is not None else 0
+        cost = usage.total_cost_usd if usage is not None else 0.0
+        print(f"{self.prefix} done ({result.stop_reason}): {tokens} tokens, ${cost:.6f}")

@@ -1,0 +1,376 @@
+"""``Agent``: sends messages to an LLM, runs the tools it asks for, and returns an ``AgentResult``.
+
+Every entry point (``run``, ``arun``, ``stream``, ``astream``, ``ask``,
+``batch`` …) drives the same loop (:mod:`._program`); only the driver differs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
+from typing import Any
+
+from ..analytics import AgentAnalytics
+from ..parser import ToolCallParser
+from ..prompt import PromptBuilder
+from ..providers.stubs import LocalProvider
+from ..tools import Tool, tool
+from ..types import AgentResult, Message, Role, StreamChunk
+from ..usage import AgentUsage
+from ._batch import run_batch, run_batch_async
+from ._context import RunContext
+from ._drivers import drive_async, drive_async_stream, drive_sync, drive_sync_stream
+from ._program import run_program
+from ._verbose import VerboseObserver
+from .config import AgentConfig
+
+__all__ = ["Agent"]
+
+_RUN_ID_PREFIX = os.urandom(8).hex()
+_run_counter = itertools.count()
+
+
+def new_run_id() -> str:
+    """A 32-hex-digit id: random per process, then a counter (unique, and cheap to make)."""
+    return f"{_RUN_ID_PREFIX}{next(_run_counter):016x}"
+
+
+Prompt = str | Message | Sequence[Message | str | dict[str, Any]]
+
+
+def _coerce_messages(messages: Any) -> list[Message]:
+    """Accept a prompt string, a Message, or a list of Messages/strings/dicts."""
+    if isinstance(messages, str):
+        return [Message(role=Role.USER, content=messages)]
+    if isinstance(messages, Message):
+        return [messages]
+    if isinstance(messages, dict):
+        return [Message.from_dict(messages)]
+    if isinstance(messages, Iterable):
+        coerced = []
+        for item in messages:
+            if isinstance(item, Message):
+                coerced.append(item)
+            elif isinstance(item, str):
+                coerced.append(Message(role=Role.USER, content=item))
+            elif isinstance(item, dict):
+                coerced.append(Message.from_dict(item))
+            else:
+                raise TypeError(
+                    f"messages must be Message objects, strings or dicts, got {type(item).__name__}"
+                )
+        return coerced
+    raise TypeError(
+        f"expected a prompt string or a list of Message objects, got {type(messages).__name__}"
+    )
+
+
+class Agent:
+    """An LLM plus tools, run in a loop until the model gives a final answer.
+
+    ``provider`` defaults to the offline :class:`LocalProvider`; ``config``
+    to ``AgentConfig()``. ``memory`` (a ``ConversationMemory``) keeps the
+    conversation across runs; without it every run starts fresh.
+    """
+
+    def __init__(
+        self,
+        tools: Iterable[Tool | Callable[..., Any]] | None = None,
+        provider: Any = None,
+        config: AgentConfig | None = None,
+        memory: Any = None,
+        *,
+        system_prompt: str | None = None,
+    ) -> None:
+        if config is None:
+            config = AgentConfig()
+        elif not isinstance(config, AgentConfig):
+            raise TypeError(f"config must be an AgentConfig, got {type(config).__name__}")
+        if system_prompt is not None:
+            config = replace(config, system_prompt=system_prompt)
+        self.config = config
+        self._provider: Any = provider if provider is not None else LocalProvider()
+        self.memory = memory
+        self.prompt_builder = PromptBuilder()
+        self.parser = ToolCallParser()
+        self.usage = AgentUsage()
+        self.analytics: AgentAnalytics | None = (
+            AgentAnalytics() if config.enable_analytics else None
+        )
+        self._lock = threading.Lock()
+        self._history: list[Message] = []
+        self._tools: list[Tool] = []
+        self._tools_by_name: dict[str, Tool] = {}
+        for item in tools or ():
+            self._register(item, replace_existing=False)
+        self._system_prompt = self._build_system_prompt()
+
+    # -- configuration -----------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    @property
+    def provider(self) -> Any:
+        return self._provider
+
+    @provider.setter
+    def provider(self, provider: Any) -> None:
+        self._provider = provider
+        self._system_prompt = self._build_system_prompt()
+
+    @property
+    def model(self) -> str:
+        """The model sent to the provider (see :class:`AgentConfig` on defaults)."""
+        if self.config.model_is_default:
+            provider_default = getattr(self._provider, "default_model", None)
+            if provider_default:
+                return str(provider_default)
+        return str(self.config.model)
+
+    @property
+    def system_prompt(self) -> str:
+        return self._system_prompt
+
+    @property
+    def tools(self) -> list[Tool]:
+        return list(self._tools)
+
+    def _build_system_prompt(self) -> str:
+        native = bool(getattr(self._provider, "supports_native_tools", False))
+        return self.prompt_builder.build(
+            self._tools, system_prompt=self.config.system_prompt, native_tools=native
+        )
+
+    def _register(self, item: Tool | Callable[..., Any], *, replace_existing: bool) -> Tool:
+        if not isinstance(item, Tool):
+            if not callable(item):
+                raise TypeError(
+                    f"tools must be Tool objects (use @tool) or functions, got {item!r}"
+                )
+            item = tool(item)
+        if item.name in self._tools_by_name:
+            if not replace_existing:
+                raise ValueError(
+                    f"two tools are named '{item.name}'; tool names must be unique "
+                    "(pass @tool(name=...) to rename one)"
+                )
+            self._tools = [t for t in self._tools if t.name != item.name]
+        self._tools = [*self._tools, item]
+        self._tools_by_name = {**self._tools_by_name, item.name: item}
+        return item
+
+    def add_tool(self, new_tool: Tool | Callable[..., Any]) -> Tool:
+        """Add a tool for the next runs; a tool with the same name is replaced."""
+        added = self._register(new_tool, replace_existing=True)
+        self._system_prompt = self._build_system_prompt()
+        return added
+
+    def add_tools(self, tools: Iterable[Tool | Callable[..., Any]]) -> None:
+        for item in tools:
+            self._register(item, replace_existing=True)
+        self._system_prompt = self._build_system_prompt()
+
+    def remove_tool(self, tool_name: str) -> Tool:
+        """Remove a tool by name; later calls to it get the unknown-tool error."""
+        if tool_name not in self._tools_by_name:
+            raise KeyError(
+                f"agent has no tool named {tool_name!r}; its tools are {sorted(self._tools_by_name)}"
+            )
+        removed = self._tools_by_name[tool_name]
+        self._tools = [t for t in self._tools if t.name != tool_name]
+        self._tools_by_name = {
+            name: t for name, t in self._tools_by_name.items() if name != tool_name
+        }
+        self._system_prompt = self._build_system_prompt()
+        return removed
+
+    # -- running -------------------------------------------------------------
+    def _context(
+        self,
+        messages: Any,
+        *,
+        async_mode: bool,
+        stream: bool,
+        response_format: Any,
+        parent_run_id: str | None,
+        observers: Sequence[Any],
+        stream_handler: Callable[[str], None] | None = None,
+    ) -> RunContext:
+        new_messages = _coerce_messages(messages)
+        all_observers = list(self.config.observers)
+        if self.config.verbose:
+            all_observers.append(VerboseObserver(self.name))
+        all_observers.extend(observers)
+        if self.memory is not None:
+            history = [*self.memory.get_history(), *new_messages]
+            self.memory.add_many(new_messages)
+        else:
+            history = list(new_messages)
+        return RunContext(
+            self,
+            new_run_id(),
+            new_messages,
+            history,
+            observers=all_observers,
+            async_mode=async_mode,
+            stream=stream or self.config.stream,
+            parent_run_id=parent_run_id,
+            response_format=response_format,
+            stream_handler=stream_handler,
+        )
+
+    def run(
+        self,
+        messages: Prompt,
+        stream_handler: Callable[[str], None] | None = None,
+        response_format: Any = None,
+        parent_run_id: str | None = None,
+        *,
+        observers: Sequence[Any] = (),
+    ) -> AgentResult:
+        """Run the loop to completion (blocking). Works inside a running event loop too.
+
+        ``stream_handler`` receives text deltas as they stream; ``observers``
+        are added for this run only.
+        """
+        ctx = self._context(
+            messages,
+            async_mode=False,
+            stream=stream_handler is not None,
+            response_format=response_format,
+            parent_run_id=parent_run_id,
+            observers=observers,
+            stream_handler=stream_handler,
+        )
+        return drive_sync(ctx, run_program(ctx))
+
+    async def arun(
+        self,
+        messages: Prompt,
+        stream_handler: Callable[[str], None] | None = None,
+        response_format: Any = None,
+        parent_run_id: str | None = None,
+        *,
+        observers: Sequence[Any] = (),
+    ) -> AgentResult:
+        """Async :meth:`run`: async providers and tools are awaited; async observers fire."""
+        ctx = self._context(
+            messages,
+            async_mode=True,
+            stream=stream_handler is not None,
+            response_format=response_format,
+            parent_run_id=parent_run_id,
+            observers=observers,
+            stream_handler=stream_handler,
+        )
+        return await drive_async(ctx, run_program(ctx))
+
+    def stream(
+        self,
+        messages: Prompt,
+        response_format: Any = None,
+        parent_run_id: str | None = None,
+        *,
+        observers: Sequence[Any] = (),
+    ) -> Iterator[StreamChunk | AgentResult]:
+        """Yield :class:`StreamChunk` text deltas, then exactly one :class:`AgentResult`."""
+        ctx = self._context(
+            messages,
+            async_mode=False,
+            stream=True,
+            response_format=response_format,
+            parent_run_id=parent_run_id,
+            observers=observers,
+        )
+        return drive_sync_stream(ctx, run_program(ctx))
+
+    def astream(
+        self,
+        messages: Prompt,
+        response_format: Any = None,
+        parent_run_id: str | None = None,
+        *,
+        observers: Sequence[Any] = (),
+    ) -> AsyncIterator[StreamChunk | AgentResult]:
+        """Async :meth:`stream`: ``async for item in agent.astream("...")``."""
+        ctx = self._context(
+            messages,
+            async_mode=True,
+            stream=True,
+            response_format=response_format,
+            parent_run_id=parent_run_id,
+            observers=observers,
+        )
+        return drive_async_stream(ctx, run_program(ctx))
+
+    def ask(self, prompt: Prompt, **kwargs: Any) -> AgentResult:
+        """Shorthand for :meth:`run` with a prompt string."""
+        return self.run(prompt, **kwargs)
+
+    async def aask(self, prompt: Prompt, **kwargs: Any) -> AgentResult:
+        return await self.arun(prompt, **kwargs)
+
+    def __call__(self, messages: Prompt, **kwargs: Any) -> AgentResult:
+        return self.run(messages, **kwargs)
+
+    def batch(
+        self,
+        prompts: Sequence[Prompt],
+        max_concurrency: int = 5,
+        response_format: Any = None,
+        on_progress: Callable[[int, int], Any] | None = None,
+    ) -> list[AgentResult]:
+        """Run many prompts concurrently (threads); results keep the input order.
+
+        A prompt whose run raises gets a result with ``stop_reason="error"``
+        and the exception in ``error``; the others are unaffected.
+        """
+        return run_batch(self, prompts, max_concurrency, response_format, on_progress)
+
+    async def abatch(
+        self,
+        prompts: Sequence[Prompt],
+        max_concurrency: int = 10,
+        response_format: Any = None,
+        on_progress: Callable[[int, int], Any] | None = None,
+    ) -> list[AgentResult]:
+        return await run_batch_async(self, prompts, max_concurrency, response_format, on_progress)
+
+    # -- state and usage -----------------------------------------------------
+    def reset(self) -> None:
+        """Clear history, usage, analytics and memory so the agent can be reused."""
+        self._history = []
+        self.usage = AgentUsage()
+        if self.analytics is not None:
+            self.analytics.reset()
+        if self.memory is not None:
+            self.memory.clear()
+
+    def reset_usage(self) -> None:
+        self.usage = AgentUsage()
+
+    @property
+    def total_cost(self) -> float:
+        return self.usage.total_cost_usd
+
+    @property
+    def total_tokens(self) -> int:
+        return self.usage.total_tokens
+
+    def get_usage_summary(self) -> str:
+        return str(self.usage)
+
+    def get_analytics(self) -> AgentAnalytics | None:
+        """Tool analytics, or ``None`` unless ``AgentConfig(enable_analytics=True)``."""
+        return self.analytics
+
+    def __repr__(self) -> str:
+        provider = getattr(self._provider, "name", type(self._provider).__name__)
+        tools = [t.name for t in self._tools]
+        return (
+            f"Agent(name={self.name!r}, provider={provider!r}, model={self.model!r}, tools={tools})"
+        )
