@@ -15,7 +15,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from ._display import RichDisplay
+
+if TYPE_CHECKING:
+    import pandas
+    import plotly.graph_objects
 
 __all__ = ["AgentTrace", "StepType", "TraceStep", "now", "trace_to_json"]
 
@@ -147,7 +153,7 @@ _OPTIONAL_STEP_FIELDS = (
 )
 
 
-class AgentTrace:
+class AgentTrace(RichDisplay):
     """The ordered steps of one run, with the run's id, parent and metadata."""
 
     def __init__(
@@ -259,6 +265,18 @@ class AgentTrace:
         if filepath is not None:
             Path(filepath).write_text(text)
         return text
+
+    def to_dataframe(self) -> pandas.DataFrame:
+        """One row per step (type, name, start, end, duration, lane, tokens, cost, status); needs pandas."""
+        from .notebook.charts import trace_to_dataframe
+
+        return trace_to_dataframe(self)
+
+    def gantt(self, **kwargs: Any) -> plotly.graph_objects.Figure:
+        """A plotly Gantt chart of the run's LLM, tool and node spans on lanes; needs plotly."""
+        from .notebook.charts import trace_gantt
+
+        return trace_gantt(self, **kwargs)
 
     def to_otel_spans(self) -> list[dict[str, Any]]:
         """The run as OpenTelemetry-shaped span dicts.

@@ -9,6 +9,8 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._display import RichDisplay
+
 if TYPE_CHECKING:
     from .trace import AgentTrace
     from .usage import AgentUsage
@@ -97,7 +99,7 @@ _PART_FIELDS = ("type", "text", "image_url", "image_base64", "media_type")
 
 
 @dataclass(slots=True)
-class Message:
+class Message(RichDisplay):
     """One turn of a conversation.
 
     ``content`` is a string, or a list of :class:`ContentPart` for multimodal
@@ -205,7 +207,7 @@ class StreamChunk:
 
 
 @dataclass
-class AgentResult:
+class AgentResult(RichDisplay):
     """What a run produced: the final message plus everything needed to inspect it.
 
     ``stop_reason`` says why the loop ended (``"final"``, ``"terminal_tool"``,

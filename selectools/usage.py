@@ -5,13 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._display import RichDisplay
+
 __all__ = ["AgentUsage", "UsageStats"]
 
 _RULE = "=" * 60
 
 
 @dataclass(slots=True)
-class UsageStats:
+class UsageStats(RichDisplay):
     """Tokens and cost of a single provider call (or an embedding batch)."""
 
     prompt_tokens: int = 0
@@ -48,7 +50,7 @@ _USAGE_FIELDS = (
 
 
 @dataclass
-class AgentUsage:
+class AgentUsage(RichDisplay):
     """Running totals across the calls of a run (or of an agent's lifetime).
 
     ``tool_usage`` counts calls per tool; ``tool_tokens`` attributes the tokens

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from .._async_bridge import run_sync
+from .._current_run import bind_run, unbind_run
 from ..exceptions import ProviderError
 from ..providers.base import estimate_usage
 from ..types import AgentResult, Message, Role, StreamChunk, ToolCall
@@ -105,9 +106,9 @@ def _stream_sync(provider: Any, request: LLMRequest) -> Iterator[Any]:
     yield usage
 
 
-def _perform_sync(ctx: RunContext, effect: Any) -> Any:
-    kind = type(effect)
-    if kind is CallLLM:
+def _call_llm_sync(ctx: RunContext, effect: CallLLM) -> tuple[Message, UsageStats]:
+    token = bind_run(ctx.emitter)
+    try:
         if not effect.stream:
             return _complete_sync(ctx.provider, effect.request)
         on_text = _text_callback(ctx)
@@ -117,6 +118,14 @@ def _perform_sync(ctx: RunContext, effect: Any) -> Any:
             if text:
                 on_text(text)
         return acc.finish(effect.request, getattr(ctx.provider, "name", ""))
+    finally:
+        unbind_run(token)
+
+
+def _perform_sync(ctx: RunContext, effect: Any) -> Any:
+    kind = type(effect)
+    if kind is CallLLM:
+        return _call_llm_sync(ctx, effect)
     if kind is RunTools:
         return run_jobs_sync(effect.jobs, effect.parallel, effect.timeout)
     if kind is Sleep:
@@ -148,9 +157,9 @@ async def _stream_async(provider: Any, request: LLMRequest) -> AsyncIterator[Any
     yield usage
 
 
-async def _perform_async(ctx: RunContext, effect: Any) -> Any:
-    kind = type(effect)
-    if kind is CallLLM:
+async def _call_llm_async(ctx: RunContext, effect: CallLLM) -> tuple[Message, UsageStats]:
+    token = bind_run(ctx.emitter)
+    try:
         if not effect.stream:
             return await _complete_async(ctx.provider, effect.request)
         on_text = _text_callback(ctx)
@@ -160,6 +169,14 @@ async def _perform_async(ctx: RunContext, effect: Any) -> Any:
             if text:
                 on_text(text)
         return acc.finish(effect.request, getattr(ctx.provider, "name", ""))
+    finally:
+        unbind_run(token)
+
+
+async def _perform_async(ctx: RunContext, effect: Any) -> Any:
+    kind = type(effect)
+    if kind is CallLLM:
+        return await _call_llm_async(ctx, effect)
     if kind is RunTools:
         return await run_jobs_async(effect.jobs, effect.parallel, effect.timeout)
     if kind is Sleep:
@@ -168,6 +185,32 @@ async def _perform_async(ctx: RunContext, effect: Any) -> Any:
     if kind is CallBlocking:
         return await asyncio.to_thread(effect.fn)
     raise TypeError(f"unknown effect {effect!r}")
+
+
+def _bound(ctx: RunContext, items: Iterator[Any]) -> Iterator[Any]:
+    """Advance ``items`` with the run bound, but never across a yield to the consumer."""
+    while True:
+        token = bind_run(ctx.emitter)
+        try:
+            item = next(items)
+        except StopIteration:
+            return
+        finally:
+            unbind_run(token)
+        yield item
+
+
+async def _abound(ctx: RunContext, items: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    iterator = items.__aiter__()
+    while True:
+        token = bind_run(ctx.emitter)
+        try:
+            item = await iterator.__anext__()
+        except StopAsyncIteration:
+            return
+        finally:
+            unbind_run(token)
+        yield item
 
 
 # -- drivers -----------------------------------------------------------------
@@ -222,7 +265,7 @@ def drive_sync_stream(ctx: RunContext, program: Program) -> Iterator[StreamChunk
             try:
                 if type(effect) is CallLLM and effect.stream:
                     acc = StreamAccumulator()
-                    for item in _stream_sync(ctx.provider, effect.request):
+                    for item in _bound(ctx, _stream_sync(ctx.provider, effect.request)):
                         text = acc.add(item)
                         if text:
                             emit("on_stream_chunk", text, iteration=ctx.iteration)
@@ -260,7 +303,7 @@ async def drive_async_stream(
             try:
                 if type(effect) is CallLLM and effect.stream:
                     acc = StreamAccumulator()
-                    async for item in _stream_async(ctx.provider, effect.request):
+                    async for item in _abound(ctx, _stream_async(ctx.provider, effect.request)):
                         text = acc.add(item)
                         if text:
                             emitter.emit("on_stream_chunk", text, iteration=ctx.iteration)

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequenc
 from dataclasses import replace
 from typing import Any
 
+from .._display import RichDisplay
 from ..analytics import AgentAnalytics
 from ..parser import ToolCallParser
 from ..prompt import PromptBuilder
@@ -68,7 +69,7 @@ def _coerce_messages(messages: Any) -> list[Message]:
     )
 
 
-class Agent:
+class Agent(RichDisplay):
     """An LLM plus tools, run in a loop until the model gives a final answer.
 
     ``provider`` defaults to the offline :class:`LocalProvider`; ``config``

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from .._display import RichDisplay
 from ..exceptions import ToolExecutionError, ToolValidationError
 from ._parameter import UNSET, ToolParameter
 from ._run import ChunkCallback, call_in_executor, finish_async, finish_sync
@@ -20,7 +21,7 @@ from ._schema import Mismatch, TypeSpec, enum_contains, format_choices
 __all__ = ["Tool"]
 
 
-class Tool:
+class Tool(RichDisplay):
     """A function the LLM can call, described by a JSON schema.
 
     ``injected_kwargs`` are passed on every call and never shown to the LLM

@@ -139,3 +139,40 @@ def test_stream_chunk_events_for_live_displays():
     provider = ScriptedProvider([reply("a b c", chunks=["a ", "b ", "c"])])
     list(Agent(provider=provider).stream("x", observers=[SimpleStepObserver(events.append)]))
     assert [e["chunk"] for e in events if e.name == "on_stream_chunk"] == ["a ", "b ", "c"]
+
+
+@pytest.mark.parametrize("mode", ["run", "arun", "stream", "astream"])
+def test_providers_can_emit_into_the_current_run(mode):
+    from selectools._current_run import current_run_id, emit_to_current_run
+    from selectools.testing import LocalProvider
+
+    seen_ids = []
+
+    class Wrapper(LocalProvider):
+        name = "wrapper"
+
+        def complete(self, **kwargs):
+            seen_ids.append(current_run_id())
+            emit_to_current_run("on_provider_fallback", "primary", "wrapper", RuntimeError("down"))
+            return super().complete(**kwargs)
+
+    events = []
+    agent = Agent(
+        provider=Wrapper(), config=AgentConfig(observers=[SimpleStepObserver(events.append)])
+    )
+    if mode == "run":
+        result = agent.run("hi")
+    elif mode == "arun":
+        result = asyncio.run(agent.arun("hi"))
+    elif mode == "stream":
+        result = list(agent.stream("hi"))[-1]
+    else:
+
+        async def consume():
+            return [item async for item in agent.astream("hi")][-1]
+
+        result = asyncio.run(consume())
+    fallback = [e for e in events if e.name == "on_provider_fallback"]
+    assert len(fallback) == 1 and fallback[0].run_id == result.run_id
+    assert seen_ids == [result.run_id]
+    assert current_run_id() is None
