@@ -155,6 +155,7 @@ class AgentAnalytics:
         return "\n".join(lines)
 
     def to_json(self, path: str | Path) -> None:
+        """Write ``{"tools": ..., "summary": ...}``; missing parent folders are created."""
         tools = {name: m.to_dict() for name, m in self.get_all_metrics().items()}
         calls = sum(m["total_calls"] for m in tools.values())
         failures = sum(m["failed_calls"] for m in tools.values())
@@ -164,10 +165,15 @@ class AgentAnalytics:
             "failed_calls": failures,
             "success_rate": (calls - failures) / calls * 100.0 if calls else 0.0,
         }
-        Path(path).write_text(json.dumps({"tools": tools, "summary": summary}, indent=2))
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps({"tools": tools, "summary": summary}, indent=2))
 
     def to_csv(self, path: str | Path) -> None:
-        with Path(path).open("w", newline="") as handle:
+        """One row per tool with the documented columns; missing parent folders are created."""
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with target.open("w", newline="") as handle:
             writer = csv.writer(handle)
             writer.writerow(_CSV_COLUMNS)
             for m in self.get_all_metrics().values():

@@ -1,0 +1,241 @@
+"""The catalogue of seed-doc code examples (data/*.toml) and the machinery that runs one.
+
+Each ``[[example]]`` is a verbatim copy of one fenced Python block of a seed page,
+with where it came from (``seed`` file, ``line`` of the block's first code line)
+and how it is treated (``kind``):
+
+``runs``       needs no key and no setup: executed exactly as written.
+``fragment``   needs names the page leaves to the reader. Executed with its
+               ``prelude`` (named setups from data/preludes.toml), ``after``
+               (earlier examples of the same page, run first in the same
+               namespace, as in a notebook), ``setup`` (example-specific
+               definitions) and ``fill`` (exact, listed replacements of a
+               placeholder such as ``tools=[...]``). A fragment with a
+               ``reason`` cannot be made meaningful and is not executed.
+``needs_key``  builds a network provider or calls a real API: not executed here.
+``later``      uses a feature another issue is building (``feature``). Executed
+               as soon as every ``requires`` entry imports (``module:Name``, or
+               ``module:Name.field`` for a config knob the feature adds);
+               skipped while one does not; fails like any other example after.
+
+After the code, ``epilogue`` runs (calls the test functions an example only
+defines) and ``check`` asserts on the namespace; ``stdout`` lists text the
+printed output must contain, ``warns`` text of expected warnings, ``raises``
+the exception the example is documented to raise. ``gap`` records a known
+difference between the docs and the library (found by this suite): the example
+is then expected to fail (xfail) until the library catches up.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import builtins
+import contextlib
+import dataclasses
+import importlib
+import inspect
+import io
+import linecache
+import logging
+import sys
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    try:
+        import tomli as tomllib
+    except ModuleNotFoundError:  # the catalogue cannot be read; the tests skip
+        tomllib = None
+
+DATA = Path(__file__).parent / "data"
+KINDS = ("runs", "fragment", "needs_key", "later")
+
+
+@dataclass(frozen=True)
+class Fill:
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
+class Example:
+    id: str
+    page: str
+    seed: str
+    line: int
+    kind: str
+    code: str
+    heading: str = ""
+    seed_000_line: int | None = None
+    feature: str | None = None
+    reason: str | None = None
+    note: str | None = None
+    gap: str | None = None
+    requires: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
+    prelude: tuple[str, ...] = ()
+    setup: str = ""
+    fill: tuple[Fill, ...] = ()
+    epilogue: str = ""
+    check: str = ""
+    stdout: tuple[str, ...] = ()
+    warns: tuple[str, ...] = ()
+    raises: str | None = None
+
+    @property
+    def executable(self) -> bool:
+        return self.kind in ("runs", "later") or (self.kind == "fragment" and not self.reason)
+
+    def filled_code(self) -> str:
+        code = self.code
+        for fill in self.fill:
+            if fill.old not in code:
+                raise AssertionError(f"{self.id}: fill {fill.old!r} is not in the example")
+            code = code.replace(fill.old, fill.new)
+        return code
+
+
+@dataclass
+class Run:
+    """What one executed example left behind."""
+
+    namespace: dict[str, Any]
+    stdout: str
+    warnings: list[warnings.WarningMessage] = field(default_factory=list)
+    error: BaseException | None = None
+
+
+def _load(path: Path) -> dict[str, Any]:
+    if tomllib is None:  # pragma: no cover - Python 3.10 without tomli
+        import pytest
+
+        pytest.skip("reading the example catalogue needs tomllib (Python 3.11+) or tomli")
+    with path.open("rb") as handle:
+        return tomllib.load(handle)
+
+
+def load_examples() -> dict[str, Example]:
+    examples: dict[str, Example] = {}
+    for path in sorted(DATA.glob("*.toml")):
+        for raw in _load(path).get("example", []):
+            raw = dict(raw)
+            raw["fill"] = tuple(Fill(**f) for f in raw.get("fill", ()))
+            for key in ("requires", "after", "prelude", "stdout", "warns"):
+                raw[key] = tuple(raw.get(key, ()))
+            example = Example(**raw)
+            if example.id in examples:
+                raise ValueError(f"duplicate example id {example.id} in {path.name}")
+            examples[example.id] = example
+    return examples
+
+
+def load_preludes() -> dict[str, str]:
+    return {name: p["code"] for name, p in _load(DATA / "preludes.toml")["prelude"].items()}
+
+
+def load_covered() -> list[dict[str, Any]]:
+    return list(_load(DATA / "covered.toml").get("covered", []))
+
+
+EXAMPLES = load_examples()
+PRELUDES = load_preludes()
+
+
+def requirements(example: Example) -> list[str]:
+    """``requires`` of the example and of every example it runs after."""
+    found = list(example.requires)
+    for dep in example.after:
+        found.extend(r for r in requirements(EXAMPLES[dep]) if r not in found)
+    return found
+
+
+def _has_attribute(obj: Any, attr: str) -> bool:
+    is_dataclass_type = dataclasses.is_dataclass(obj) and isinstance(obj, type)
+    if is_dataclass_type and attr in {f.name for f in dataclasses.fields(obj)}:
+        return True
+    return hasattr(obj, attr)
+
+
+def missing_requirement(example: Example) -> str | None:
+    """The first requirement that is not there yet, or None.
+
+    ``module:Name`` must import; ``module:Name.field`` also needs ``Name`` to
+    have that attribute or dataclass field (``selectools:AgentConfig.cache``:
+    the config knob a feature adds when it is wired into the agent).
+    """
+    for requirement in requirements(example):
+        module_name, _, dotted = requirement.partition(":")
+        try:
+            obj: Any = importlib.import_module(module_name)
+            for attr in filter(None, dotted.split(".")):
+                if not _has_attribute(obj, attr):
+                    raise AttributeError(f"{getattr(obj, '__name__', obj)!s} has no {attr!r}")
+                obj = getattr(obj, attr, None)
+        except (ImportError, AttributeError) as exc:
+            return f"{requirement} ({type(exc).__name__}: {exc})"
+    return None
+
+
+def _run_source(source: str, namespace: dict[str, Any], filename: str) -> None:
+    """Exec ``source`` like a notebook cell: top-level ``await`` / ``async for`` allowed."""
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    code = compile(
+        source, filename, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True
+    )
+    if code.co_flags & inspect.CO_COROUTINE:
+        asyncio.run(eval(code, namespace))
+    else:
+        exec(code, namespace)
+
+
+def _exec_example(example: Example, namespace: dict[str, Any], *, main: bool) -> None:
+    for dep in example.after:
+        _exec_example(EXAMPLES[dep], namespace, main=False)
+    for name in example.prelude:
+        _run_source(PRELUDES[name], namespace, f"<prelude {name}>")
+    if example.setup:
+        _run_source(example.setup, namespace, f"<setup of {example.id}>")
+    where = f"<{example.seed}:{example.line} {example.id}>"
+    if example.raises:
+        try:
+            _run_source(example.filled_code(), namespace, where)
+        except Exception as exc:
+            names = [cls.__name__ for cls in type(exc).__mro__]
+            if example.raises not in names:
+                raise
+            if main:
+                namespace["__raised__"] = exc
+            return
+        raise AssertionError(f"{example.id}: expected {example.raises}, nothing was raised")
+    _run_source(example.filled_code(), namespace, where)
+    if example.epilogue:
+        _run_source(example.epilogue, namespace, f"<epilogue of {example.id}>")
+    if main and example.check:
+        _run_source(example.check, namespace, f"<check of {example.id}>")
+
+
+def execute(example: Example) -> Run:
+    """Run an example (with its preludes) in a fresh namespace; capture stdout and warnings.
+
+    The caller sets the working directory (a temporary one in the tests).
+    """
+    namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
+    buffer = io.StringIO()
+    root = logging.getLogger()
+    saved_handlers, saved_level = list(root.handlers), root.level
+    try:
+        with (
+            warnings.catch_warnings(record=True) as caught,
+            contextlib.redirect_stdout(buffer),
+        ):
+            warnings.simplefilter("always")
+            _exec_example(example, namespace, main=True)
+    finally:
+        root.handlers[:] = saved_handlers
+        root.setLevel(saved_level)
+    return Run(namespace=namespace, stdout=buffer.getvalue(), warnings=list(caught))
