@@ -71,6 +71,25 @@ _EXPORTS: dict[str, str] = {
     # parsing and prompts
     "ToolCallParser": ".parser",
     "PromptBuilder": ".prompt",
+    # structured output, caching, memory, tool policy and approval, cancellation
+    "ResponseFormat": ".structured",
+    "StructuredOutputError": ".structured",
+    "RetryConfig": ".agent.config_groups",
+    "ToolConfig": ".agent.config_groups",
+    "Cache": ".cache",
+    "CacheStats": ".cache",
+    "CacheKeyBuilder": ".cache",
+    "InMemoryCache": ".cache",
+    "ConversationMemory": ".memory",
+    "ToolPolicy": ".policy",
+    "PolicyDecision": ".policy",
+    "PolicyResult": ".policy",
+    "ApprovalRequest": ".approval",
+    "ApprovalDecision": ".approval",
+    "ApprovalQueue": ".approval",
+    "auto_approve": ".approval",
+    "auto_deny": ".approval",
+    "CancellationToken": ".cancellation",
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS)]
@@ -91,7 +110,11 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .agent import Agent, AgentConfig
+    from .agent.config_groups import RetryConfig, ToolConfig
     from .analytics import AgentAnalytics, ToolMetrics
+    from .approval import ApprovalDecision, ApprovalQueue, ApprovalRequest, auto_approve, auto_deny
+    from .cache import Cache, CacheKeyBuilder, CacheStats, InMemoryCache
+    from .cancellation import CancellationToken
     from .exceptions import (
         GraphExecutionError,
         MemoryLimitExceededError,
@@ -102,6 +125,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         ToolValidationError,
         UnknownToolError,
     )
+    from .memory import ConversationMemory
     from .models import ALL_MODELS, MODELS_BY_ID, ModelInfo, ModelType
     from .observer import (
         AgentObserver,
@@ -111,11 +135,13 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         SimpleStepObserver,
     )
     from .parser import ToolCallParser
+    from .policy import PolicyDecision, PolicyResult, ToolPolicy
     from .pricing import PRICING, calculate_cost, calculate_embedding_cost, get_model_pricing
     from .prompt import PromptBuilder
     from .providers.base import Provider
     from .providers.stubs import LocalProvider
     from .stability import beta, deprecated, stable
+    from .structured import ResponseFormat, StructuredOutputError
     from .tools import Tool, ToolParameter, ToolRegistry, tool
     from .trace import AgentTrace, StepType, TraceStep, trace_to_json
     from .types import (

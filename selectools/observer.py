@@ -62,6 +62,7 @@ EVENTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "on_tool_error": ("tool", ("call_id", "tool_name", "error", "tool_args", "duration_ms")),
     "on_tool_chunk": ("tool", ("call_id", "tool_name", "chunk")),
     "on_policy_decision": ("policy", ("tool_name", "decision", "reason", "tool_args")),
+    "on_approval_request": ("policy", ("request",)),
     "on_structured_validate": ("structured", ("success", "attempt", "error")),
     "on_batch_start": ("batch", ("prompts_count",)),
     "on_batch_end": ("batch", ("results_count", "errors_count", "total_duration_ms")),

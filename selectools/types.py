@@ -212,7 +212,8 @@ class AgentResult(RichDisplay):
 
     ``stop_reason`` says why the loop ended (``"final"``, ``"terminal_tool"``,
     ``"max_iterations"``, ``"routing"``, ``"provider_error"``,
-    ``"budget_exceeded"``, ``"cancelled"``); ``error`` holds the typed error when
+    ``"structured_output_failed"``, ``"budget_exceeded"``, ``"cancelled"``,
+    ``"error"`` for a failed batch item); ``error`` holds the typed error when
     the run ended because of one.
     """
 

@@ -26,3 +26,52 @@ def fake_sleep(monkeypatch):
     monkeypatch.setattr(time, "sleep", sleep)
     monkeypatch.setattr(asyncio, "sleep", async_sleep)
     return delays
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory):
+    """A real ``redis-server`` on 127.0.0.1 and a free port, for the whole test session.
+
+    Yields its URL (``redis://127.0.0.1:<port>/0``). Skips only when the
+    ``redis-server`` binary is not installed (``apt-get install redis-server``).
+    """
+    import shutil
+    import socket
+    import subprocess
+    import time
+
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.skip("redis-server is not installed (apt-get install -y redis-server)")
+    workdir = tmp_path_factory.mktemp("redis")
+    for _ in range(3):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        process = subprocess.Popen(
+            [binary, "--bind", "127.0.0.1", "--port", str(port), "--dir", str(workdir),
+             "--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and process.poll() is None:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2) as conn:
+                    conn.sendall(b"PING\r\n")
+                    if conn.recv(16).startswith(b"+PONG"):
+                        break
+            except OSError:
+                pass  # not listening yet
+            time.sleep(0.05)
+        else:
+            process.kill()
+            process.wait()
+            continue
+        try:
+            yield f"redis://127.0.0.1:{port}/0"
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+        return
+    pytest.fail("redis-server did not start on a free port after 3 attempts")

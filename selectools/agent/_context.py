@@ -11,6 +11,7 @@ from ..types import AgentResult, Message, ToolCall
 from ..usage import AgentUsage, UsageStats
 
 if TYPE_CHECKING:
+    from ..cancellation import CancellationToken
     from ..tools import Tool
     from .config import AgentConfig
     from .core import Agent
@@ -23,10 +24,13 @@ class RunContext:
 
     __slots__ = (
         "agent",
+        "cancel_tokens",
         "config",
         "cost_warned",
+        "denials",
         "emitter",
         "error",
+        "guarded",
         "history",
         "input_messages",
         "iteration",
@@ -41,11 +45,13 @@ class RunContext:
         "run_id",
         "stream",
         "stream_handler",
+        "structured_retries",
         "system_prompt",
         "tool_calls",
         "tools",
         "tools_by_name",
         "trace",
+        "trimmed",
         "usage",
     )
 
@@ -62,6 +68,7 @@ class RunContext:
         parent_run_id: str | None,
         response_format: Any = None,
         stream_handler: Callable[[str], None] | None = None,
+        cancel_tokens: tuple[CancellationToken, ...] = (),
     ) -> None:
         config = agent.config
         self.agent = agent
@@ -91,13 +98,55 @@ class RunContext:
         self.stream = stream
         self.stream_handler = stream_handler
         self.cost_warned = False
+        self.cancel_tokens = cancel_tokens
+        #: budgets or cancellation to check before each model call and tool batch
+        self.guarded = bool(cancel_tokens) or (
+            config.max_total_tokens is not None or config.max_cost_usd is not None
+        )
+        self.structured_retries = 0
+        self.denials: dict[tuple[str, str], str] | None = None
+        self.trimmed: list[Message] | None = None
 
     def append(self, message: Message) -> None:
         """Add a message to the conversation (and to the agent's memory, if any)."""
         self.history.append(message)
         memory = self.agent.memory
         if memory is not None:
-            memory.add(message)
+            extend = getattr(memory, "_extend", None)
+            if extend is None:
+                memory.add(message)
+            else:
+                self._trimmed(extend((message,)), memory)
+
+    def remember(self, messages: Sequence[Message]) -> None:
+        """Add the run's input messages to the agent's memory (the history already has them)."""
+        memory = self.agent.memory
+        extend = getattr(memory, "_extend", None)
+        if extend is None:
+            memory.add_many(list(messages))
+        else:
+            self._trimmed(extend(messages), memory)
+
+    def _trimmed(self, trimmed: list[Message], memory: Any) -> None:
+        """Report messages the memory dropped; keep them for summarize-on-trim."""
+        if trimmed:
+            self.emitter.emit(
+                "on_memory_trim",
+                len(trimmed),
+                len(memory),
+                "enforce_limits",
+                iteration=self.iteration,
+            )
+            if self.config.summarize_on_trim:
+                self.trimmed = [*(self.trimmed or ()), *trimmed]
+
+    def run_messages(self) -> list[Message]:
+        """The messages of this run: its input and everything after (not the memory's past)."""
+        first = self.input_messages[0] if self.input_messages else None
+        for index, message in enumerate(self.history):
+            if message is first:
+                return self.history[index:]
+        return self.history
 
     def add_usage(self, usage: UsageStats) -> None:
         """Count one call's usage in this run and in the agent's lifetime totals."""

@@ -18,8 +18,9 @@ from ..exceptions import ProviderError
 from ..providers.base import estimate_usage
 from ..types import AgentResult, Message, Role, StreamChunk, ToolCall
 from ..usage import UsageStats
+from ._approval_wait import ask_async, ask_sync
 from ._context import RunContext
-from ._effects import CallBlocking, CallLLM, LLMRequest, RunTools, Sleep
+from ._effects import AskApproval, CallBlocking, CallLLM, LLMRequest, RunTools, Sleep
 from ._program import Program
 from ._tool_jobs import run_jobs_async, run_jobs_sync
 
@@ -110,7 +111,7 @@ def _call_llm_sync(ctx: RunContext, effect: CallLLM) -> tuple[Message, UsageStat
     token = bind_run(ctx.emitter)
     try:
         if not effect.stream:
-            return _complete_sync(ctx.provider, effect.request)
+            return _complete_sync(effect.provider or ctx.provider, effect.request)
         on_text = _text_callback(ctx)
         acc = StreamAccumulator()
         for item in _stream_sync(ctx.provider, effect.request):
@@ -133,6 +134,8 @@ def _perform_sync(ctx: RunContext, effect: Any) -> Any:
         return None
     if kind is CallBlocking:
         return effect.fn()
+    if kind is AskApproval:
+        return ask_sync(effect)
     raise TypeError(f"unknown effect {effect!r}")
 
 
@@ -161,7 +164,7 @@ async def _call_llm_async(ctx: RunContext, effect: CallLLM) -> tuple[Message, Us
     token = bind_run(ctx.emitter)
     try:
         if not effect.stream:
-            return await _complete_async(ctx.provider, effect.request)
+            return await _complete_async(effect.provider or ctx.provider, effect.request)
         on_text = _text_callback(ctx)
         acc = StreamAccumulator()
         async for item in _stream_async(ctx.provider, effect.request):
@@ -184,6 +187,8 @@ async def _perform_async(ctx: RunContext, effect: Any) -> Any:
         return None
     if kind is CallBlocking:
         return await asyncio.to_thread(effect.fn)
+    if kind is AskApproval:
+        return await ask_async(effect)
     raise TypeError(f"unknown effect {effect!r}")
 
 

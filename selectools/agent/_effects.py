@@ -13,11 +13,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..approval import ApprovalRequest
+    from ..cancellation import CancellationToken
     from ..tools import Tool
     from ..types import Message
     from ._tool_jobs import ToolJob
 
-__all__ = ["CallBlocking", "CallLLM", "LLMRequest", "RunTools", "Sleep"]
+__all__ = ["AskApproval", "CallBlocking", "CallLLM", "LLMRequest", "RunTools", "Sleep"]
 
 
 @dataclass(slots=True)
@@ -46,10 +48,14 @@ class LLMRequest:
 
 @dataclass(slots=True)
 class CallLLM:
-    """Call the provider; with ``stream`` the driver streams and forwards text deltas."""
+    """Call the provider; with ``stream`` the driver streams and forwards text deltas.
+
+    ``provider`` overrides the run's provider (summaries may use a cheaper one).
+    """
 
     request: LLMRequest
     stream: bool
+    provider: Any = None
 
 
 @dataclass(slots=True)
@@ -71,3 +77,20 @@ class CallBlocking:
     """Run a blocking function (file or network I/O); async drivers use a worker thread."""
 
     fn: Callable[[], Any]
+
+
+@dataclass(slots=True)
+class AskApproval:
+    """Ask ``handler(request)`` for a decision, giving up after ``timeout`` seconds.
+
+    Sync handlers run in a worker thread (context variables copied); async ones
+    are awaited (``arun``) or run on a private loop (``run``). The driver sends
+    back ``(status, value)``: ``("ok", returned)``, ``("error", exception)``,
+    ``("timeout", None)`` or ``("cancelled", None)`` when a token fired meanwhile.
+    """
+
+    handler: Callable[[ApprovalRequest], Any]
+    request: ApprovalRequest
+    timeout: float
+    is_async: bool
+    tokens: tuple[CancellationToken, ...]

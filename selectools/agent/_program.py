@@ -1,9 +1,14 @@
 """The agent loop, written once as a generator of effects (see :mod:`._effects`).
 
-Per iteration: call the model (with retries), read its tool calls (native or
-parsed from text), run them (in parallel when allowed), append results, and
-repeat until the model answers without tools, a terminal tool fires, or
-``max_iterations`` is reached. Every step is traced and announced to observers.
+Per iteration: check budgets and cancellation, call the model (the response
+cache first, then the provider with retries), read its tool calls (native or
+parsed from text), pass them through the tool policy and approval gate, run
+the allowed ones (in parallel when allowed), append results, and repeat until
+the model answers without tools (validated against ``response_format`` when
+given, retried within ``RetryConfig``), a terminal tool fires, a limit stops the
+run, or ``max_iterations`` is reached. At the end, trimmed memory is summarized
+and the session saved when configured. Every step is traced and announced to
+observers; features that are not configured cost one attribute check.
 """
 
 from __future__ import annotations
@@ -13,11 +18,17 @@ from collections.abc import Generator
 from typing import Any
 
 from ..exceptions import ProviderError
+from ..structured import StructuredOutputError, parse_and_validate, validation_retry_message
 from ..trace import StepType, TraceStep, now
 from ..types import AgentResult, Message, Role, ToolCall
 from ..usage import UsageStats
+from ._approval_gate import gate_jobs, needs_gate
 from ._context import RunContext
 from ._effects import CallLLM, LLMRequest, RunTools, Sleep
+from ._limits import check_limits
+from ._response_cache import cache_lookup, cache_store
+from ._session import report_session_load, save_session
+from ._summarize import summarize_trimmed
 from ._tool_jobs import ToolJob
 
 __all__ = ["run_program"]
@@ -31,59 +42,140 @@ def run_program(ctx: RunContext) -> Program:
     if ctx.emitter.active:
         emit("on_run_start", ctx.history, ctx.system_prompt, model=ctx.model)
     try:
+        agent = ctx.agent
+        if agent.memory is not None:
+            ctx.remember(ctx.input_messages)
+        if agent._session_loaded is not None:
+            report_session_load(ctx)
         while True:
-            if ctx.iteration >= config.max_iterations:
+            # structured-output retries have their own budget (RetryConfig)
+            if ctx.iteration - ctx.structured_retries >= config.max_iterations:
                 text = (
                     f"Stopped: reached max_iterations={config.max_iterations} "
                     "before the model gave a final answer."
                 )
-                return ctx.finish(Message(role=Role.ASSISTANT, content=text), "max_iterations")
+                message, stop_reason = Message(role=Role.ASSISTANT, content=text), "max_iterations"
+                break
+            if ctx.guarded:
+                stop = check_limits(ctx)
+                if stop is not None:
+                    message, stop_reason = stop
+                    break
             ctx.iteration += 1
             emit("on_iteration_start", ctx.iteration, ctx.history)
             response = yield from _call_model(ctx)
             if response is None:
                 text = f"Provider error: {ctx.error or 'unknown error'}"
-                return ctx.finish(Message(role=Role.ASSISTANT, content=text), "provider_error")
+                message, stop_reason = Message(role=Role.ASSISTANT, content=text), "provider_error"
+                break
             calls = _read_tool_calls(ctx, response)
             if not calls:
+                stop_reason = "final"
+                if ctx.response_format is not None:
+                    stop_reason = _check_structured(ctx, response)
+                    if stop_reason == "retry":
+                        emit("on_iteration_end", ctx.iteration, response)
+                        continue
                 ctx.append(response)
                 emit("on_iteration_end", ctx.iteration, response)
-                return ctx.finish(response, "final")
+                message = response
+                break
             if config.routing_only:
                 emit("on_iteration_end", ctx.iteration, response)
-                return ctx.finish(response, "routing")
-            jobs = _prepare_jobs(ctx, calls)
-            ctx.append(
-                Message(
-                    role=Role.ASSISTANT, content=response.content, tool_calls=[j.call for j in jobs]
-                )
-            )
-            yield RunTools(jobs, config.parallel_tool_execution, config.tool_timeout_seconds)
-            tokens = ctx.last_usage.total_tokens if ctx.last_usage is not None else 0
-            share, extra = divmod(tokens, len(jobs))
-            for index, job in enumerate(jobs):
-                ctx.record_tool_call(job.name, share + (extra if index == 0 else 0))
-                ctx.append(
-                    Message(
-                        role=Role.TOOL,
-                        content=job.content,
-                        tool_name=job.name,
-                        tool_call_id=job.call_id,
-                        tool_result=job.result,
-                        is_error=not job.ok,
-                    )
-                )
-            emit("on_iteration_end", ctx.iteration, response)
-            terminal = next((job for job in jobs if job.terminal), None)
-            if terminal is not None:
-                return ctx.finish(
-                    Message(role=Role.ASSISTANT, content=terminal.content), "terminal_tool"
-                )
+                message, stop_reason = response, "routing"
+                break
+            stop = yield from _tool_turn(ctx, response, calls)
+            if stop is not None:
+                message, stop_reason = stop
+                break
+        if ctx.trimmed:
+            yield from summarize_trimmed(ctx)
+        if config.session_store is not None:
+            yield from save_session(ctx)
+        return ctx.finish(message, stop_reason)
     except GeneratorExit:
         raise
     except BaseException as exc:
         _record_failure(ctx, exc)
         raise
+
+
+def _tool_turn(
+    ctx: RunContext, response: Message, calls: list[ToolCall]
+) -> Generator[Any, Any, tuple[Message, str] | None]:
+    """Gate and run one batch of tool calls; ``(message, stop reason)`` when the run ends."""
+    config = ctx.config
+    jobs = _prepare_jobs(ctx, calls)
+    ctx.append(
+        Message(role=Role.ASSISTANT, content=response.content, tool_calls=[j.call for j in jobs])
+    )
+    stop = check_limits(ctx, budgets=False) if ctx.guarded else None
+    if stop is not None:
+        for job in jobs:
+            job.skip(f"Not run: {stop[0].text.splitlines()[0]}")
+    elif needs_gate(ctx, jobs):
+        yield from gate_jobs(ctx, jobs)
+    runnable = [job for job in jobs if not job.denied]
+    if runnable:
+        yield RunTools(runnable, config.parallel_tool_execution, config.tool_timeout_seconds)
+        tokens = ctx.last_usage.total_tokens if ctx.last_usage is not None else 0
+        share, extra = divmod(tokens, len(runnable))
+        for index, job in enumerate(runnable):
+            ctx.record_tool_call(job.name, share + (extra if index == 0 else 0))
+    for job in jobs:
+        ctx.append(
+            Message(
+                role=Role.TOOL,
+                content=job.content,
+                tool_name=job.name,
+                tool_call_id=job.call_id,
+                tool_result=job.result,
+                is_error=not job.ok,
+            )
+        )
+    ctx.emitter.emit("on_iteration_end", ctx.iteration, response)
+    if stop is not None:
+        return stop
+    terminal = next((job for job in jobs if job.terminal), None)
+    if terminal is not None:
+        return Message(role=Role.ASSISTANT, content=terminal.content), "terminal_tool"
+    return None
+
+
+def _check_structured(ctx: RunContext, response: Message) -> str:
+    """Validate a final answer against ``response_format``: "final", "retry" or a failure."""
+    attempt = ctx.structured_retries + 1
+    emit = ctx.emitter.emit
+    try:
+        ctx.parsed = parse_and_validate(response.text, ctx.response_format)
+    except ValueError as exc:
+        problem = str(exc)
+    else:
+        emit("on_structured_validate", True, attempt, None, iteration=ctx.iteration)
+        return "final"
+    emit("on_structured_validate", False, attempt, problem, iteration=ctx.iteration)
+    budget = ctx.config.retry.max_retries
+    retrying = ctx.structured_retries < budget
+    ctx.trace.record(
+        StepType.STRUCTURED_RETRY,
+        now(),
+        summary=(
+            f"attempt {attempt} did not match response_format"
+            + (f"; retry {attempt}/{budget}" if retrying else "; retry budget spent")
+        ),
+        iteration=ctx.iteration,
+        status="error",
+        error=problem,
+        data={"attempt": attempt, "max_retries": budget},
+    )
+    if retrying:
+        # the failed answer and the correction stay out of memory: only the final answer is kept
+        ctx.structured_retries += 1
+        ctx.history.append(response)
+        ctx.history.append(Message(role=Role.USER, content=validation_retry_message(problem)))
+        return "retry"
+    ctx.error = StructuredOutputError(attempt, problem, response.text)
+    return "structured_output_failed"
 
 
 def _record_failure(ctx: RunContext, exc: BaseException) -> None:
@@ -120,6 +212,12 @@ def _call_model(ctx: RunContext) -> Generator[Any, Any, Message | None]:
         config.max_tokens,
         config.request_timeout,
     )
+    cache = config.cache
+    key = None
+    if cache is not None and not ctx.stream:
+        key, cached = yield from cache_lookup(ctx, cache, request)
+        if cached is not None:
+            return cached
     attempt = 0
     while True:
         attempt += 1
@@ -170,6 +268,8 @@ def _call_model(ctx: RunContext) -> Generator[Any, Any, Message | None]:
                 "on_llm_end", message, usage, iteration=ctx.iteration, duration_ms=duration_ms
             )
             emitter.emit("on_usage", usage, iteration=ctx.iteration)
+        if key is not None:
+            yield from cache_store(ctx, cache, key, message, usage)
         return message
 
 

@@ -34,6 +34,7 @@ class ToolJob:
         "chunks",
         "content",
         "ctx",
+        "denied",
         "error",
         "failure",
         "lane",
@@ -64,6 +65,7 @@ class ToolJob:
         self.content = ""
         self.result: str | None = None
         self.error: BaseException | None = None
+        self.denied = False
 
     @property
     def name(self) -> str:
@@ -78,6 +80,12 @@ class ToolJob:
             return True
         stop = self.ctx.config.stop_condition
         return bool(stop is not None and stop(self.name, self.result or ""))
+
+    def skip(self, content: str) -> None:
+        """Do not run this call (denied, or the run was cancelled); the model reads ``content``."""
+        self.denied = True
+        self.ok = False
+        self.content = content
 
     # -- lifecycle -------------------------------------------------------
     def _begin(self) -> None:

@@ -59,6 +59,32 @@ class VerboseObserver(AgentObserver):
     ) -> None:
         print(f"{self.prefix} tool {tool_name} failed: {_short(error)}")
 
+    def on_structured_validate(self, run_id: str, success: bool, attempt: int, error: Any) -> None:
+        if not success:
+            print(f"{self.prefix} answer {attempt} did not match response_format: {_short(error)}")
+
+    def on_policy_decision(
+        self, run_id: str, tool_name: str, decision: Any, reason: str, tool_args: Any
+    ) -> None:
+        print(f"{self.prefix} policy: {tool_name} -> {decision} ({_short(reason)})")
+
+    def on_approval_request(self, run_id: str, request: Any) -> None:
+        print(f"{self.prefix} waiting for approval: {request.preview}")
+
+    def on_budget_exceeded(
+        self, run_id: str, reason: str, tokens_used: int, cost_used: float
+    ) -> None:
+        print(f"{self.prefix} {reason}; stopping")
+
+    def on_cancelled(self, run_id: str, reason: str) -> None:
+        print(f"{self.prefix} cancelled: {reason}")
+
+    def on_memory_summarize(self, run_id: str, summary: str, messages_summarized: int) -> None:
+        print(f"{self.prefix} summarized {messages_summarized} trimmed message(s)")
+
+    def on_session_save(self, run_id: str, session_id: str, message_count: int) -> None:
+        print(f"{self.prefix} saved session {session_id!r} ({message_count} messages)")
+
     def on_run_end(self, run_id: str, result: Any) -> None:
         usage = result.usage
         tokens = usage.total_tokens if usage is not None else 0

@@ -11,7 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import InitVar, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from .config_groups import RetryConfig, ToolConfig
+
+if TYPE_CHECKING:
+    from ..approval import ConfirmAction
+    from ..cache import Cache
+    from ..cancellation import CancellationToken
+    from ..policy import ToolPolicy
+    from ..sessions import SessionStore
 
 __all__ = ["DEFAULT_MODEL", "AgentConfig"]
 
@@ -43,8 +52,26 @@ class AgentConfig:
     rate_limit_cooldown_seconds: float = 5.0
     request_timeout: float | None = 30.0
     tool_timeout_seconds: float | None = None
-    # cost management
+    # cost management and budgets (a run stops once spend reaches a limit)
     cost_warning_threshold: float | None = None
+    max_total_tokens: int | None = None
+    max_cost_usd: float | None = None
+    # caching
+    cache: Cache | None = None
+    # tool safety and human approval
+    tool_policy: ToolPolicy | None = None
+    confirm_action: ConfirmAction | None = None
+    approval_timeout: float = 60.0
+    # sessions and memory
+    session_store: SessionStore | None = None
+    session_id: str | None = None
+    session_metadata: dict[str, Any] | None = None
+    summarize_on_trim: bool = False
+    summarize_provider: Any = None
+    summarize_model: str | None = None
+    summarize_max_tokens: int = 150
+    # cancellation
+    cancellation_token: CancellationToken | None = None
     # observability
     verbose: bool = False
     enable_analytics: bool = False
@@ -59,6 +86,9 @@ class AgentConfig:
     # identity and instructions
     name: str = "agent"
     system_prompt: str | None = None
+    # grouped settings: structured-output retry budget, approval gate
+    retry: RetryConfig = field(default_factory=RetryConfig)
+    tool: ToolConfig | None = None
     # removed in v1.0: passing it raises TypeError (see __post_init__)
     hooks: InitVar[Any] = _HOOKS_UNSET
 
@@ -87,6 +117,73 @@ class AgentConfig:
             _require(value is None or value > 0, f"{knob} must be > 0 or None, got {value!r}")
         if not isinstance(self.observers, list):
             self.observers = list(self.observers)
+        self._check_features()
+
+    def _check_features(self) -> None:
+        """Validate the optional features (budgets, cache, policy, sessions, groups)."""
+        _require(
+            self.max_total_tokens is None
+            or (type(self.max_total_tokens) is int and self.max_total_tokens > 0),
+            f"max_total_tokens must be an int > 0 or None, got {self.max_total_tokens!r}",
+        )
+        _require(
+            self.max_cost_usd is None or _positive(self.max_cost_usd),
+            f"max_cost_usd must be > 0 or None, got {self.max_cost_usd!r}",
+        )
+        _require(
+            _positive(self.approval_timeout),
+            f"approval_timeout must be > 0 seconds, got {self.approval_timeout!r}",
+        )
+        _require(
+            type(self.summarize_max_tokens) is int and self.summarize_max_tokens > 0,
+            f"summarize_max_tokens must be an int > 0, got {self.summarize_max_tokens!r}",
+        )
+        _expect(self.cache, ("get", "set"), "cache", "InMemoryCache(...) or RedisCache(...)")
+        _expect(self.tool_policy, ("evaluate",), "tool_policy", "ToolPolicy(...)")
+        _expect(self.cancellation_token, ("cancel",), "cancellation_token", "CancellationToken()")
+        _expect(
+            self.session_store,
+            ("save", "load"),
+            "session_store",
+            "JsonFileSessionStore(...), SQLiteSessionStore(...) or RedisSessionStore(...)",
+        )
+        if self.confirm_action is not None and not callable(self.confirm_action):
+            raise TypeError(
+                "AgentConfig: confirm_action must be a function (tool_name, tool_args, reason) -> bool"
+            )
+        if (self.session_store is None) != (self.session_id is None):
+            raise ValueError(
+                "AgentConfig: session_store and session_id go together; pass both to persist "
+                "the conversation, or neither"
+            )
+        if self.session_id is not None and (
+            not isinstance(self.session_id, str) or not self.session_id
+        ):
+            raise ValueError(
+                f"AgentConfig: session_id must be a non-empty string, got {self.session_id!r}"
+            )
+        if self.session_metadata is not None and not isinstance(self.session_metadata, dict):
+            raise TypeError("AgentConfig: session_metadata must be a dict or None")
+        if not isinstance(self.retry, RetryConfig):
+            raise TypeError(
+                f"AgentConfig: retry must be a RetryConfig(max_retries=...), got {type(self.retry).__name__}"
+            )
+        if self.tool is not None:
+            if not isinstance(self.tool, ToolConfig):
+                raise TypeError(
+                    "AgentConfig: tool must be a ToolConfig(require_approval=..., approval_handler=...), "
+                    f"got {type(self.tool).__name__}"
+                )
+            if (
+                self.tool.gates_tools
+                and self.tool.approval_handler is None
+                and self.confirm_action is None
+            ):
+                raise ValueError(
+                    "AgentConfig: ToolConfig(require_approval=...) needs someone to approve: pass "
+                    "ToolConfig(approval_handler=...) or AgentConfig(confirm_action=...). To block "
+                    "tools outright use ToolPolicy(deny=[...])."
+                )
 
     @property
     def model_is_default(self) -> bool:
@@ -97,3 +194,12 @@ class AgentConfig:
 def _require(condition: bool, message: str) -> None:
     if not condition:
         raise ValueError(f"AgentConfig: {message}")
+
+
+def _positive(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+
+
+def _expect(value: Any, methods: tuple[str, ...], knob: str, example: str) -> None:
+    if value is not None and not all(callable(getattr(value, m, None)) for m in methods):
+        raise TypeError(f"AgentConfig: {knob} must be an object like {example}, got {value!r}")

@@ -11,13 +11,14 @@ import os
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._display import RichDisplay
 from ..analytics import AgentAnalytics
 from ..parser import ToolCallParser
 from ..prompt import PromptBuilder
 from ..providers.stubs import LocalProvider
+from ..structured import build_schema_instruction, schema_from_response_format
 from ..tools import Tool, tool
 from ..types import AgentResult, Message, Role, StreamChunk
 from ..usage import AgentUsage
@@ -25,8 +26,12 @@ from ._batch import run_batch, run_batch_async
 from ._context import RunContext
 from ._drivers import drive_async, drive_async_stream, drive_sync, drive_sync_stream
 from ._program import run_program
+from ._summarize import with_summary
 from ._verbose import VerboseObserver
 from .config import AgentConfig
+
+if TYPE_CHECKING:
+    from ..cancellation import CancellationToken
 
 __all__ = ["Agent"]
 
@@ -69,6 +74,20 @@ def _coerce_messages(messages: Any) -> list[Message]:
     )
 
 
+def _cancel_tokens(*candidates: CancellationToken | None) -> tuple[CancellationToken, ...]:
+    tokens = []
+    for token in candidates:
+        if token is None:
+            continue
+        if not callable(getattr(token, "cancel", None)) or not hasattr(token, "cancelled"):
+            raise TypeError(
+                f"cancellation_token must be a selectools.CancellationToken, got {token!r}"
+            )
+        if token not in tokens:
+            tokens.append(token)
+    return tuple(tokens)
+
+
 class Agent(RichDisplay):
     """An LLM plus tools, run in a loop until the model gives a final answer.
 
@@ -108,6 +127,13 @@ class Agent(RichDisplay):
         for item in tools or ():
             self._register(item, replace_existing=False)
         self._system_prompt = self._build_system_prompt()
+        #: metadata saved with the session (restored on load, then config.session_metadata)
+        self.session_metadata: dict[str, Any] = {}
+        self._session_loaded: tuple[float, float, int] | None = None
+        if config.session_store is not None:
+            from ._session import load_session
+
+            load_session(self)
 
     # -- configuration -----------------------------------------------------
     @property
@@ -200,29 +226,45 @@ class Agent(RichDisplay):
         parent_run_id: str | None,
         observers: Sequence[Any],
         stream_handler: Callable[[str], None] | None = None,
+        cancellation_token: CancellationToken | None = None,
     ) -> RunContext:
         new_messages = _coerce_messages(messages)
-        all_observers = list(self.config.observers)
-        if self.config.verbose:
+        config = self.config
+        # a bad response_format fails here, before anything (memory included) is touched
+        schema = (
+            schema_from_response_format(response_format) if response_format is not None else None
+        )
+        all_observers = list(config.observers)
+        if config.verbose:
             all_observers.append(VerboseObserver(self.name))
         all_observers.extend(observers)
-        if self.memory is not None:
-            history = [*self.memory.get_history(), *new_messages]
-            self.memory.add_many(new_messages)
-        else:
-            history = list(new_messages)
-        return RunContext(
+        memory = self.memory
+        history = (
+            [*memory.get_history(), *new_messages] if memory is not None else list(new_messages)
+        )
+        tokens: tuple[CancellationToken, ...] = ()
+        if config.cancellation_token is not None or cancellation_token is not None:
+            tokens = _cancel_tokens(config.cancellation_token, cancellation_token)
+        ctx = RunContext(
             self,
             new_run_id(),
             new_messages,
             history,
             observers=all_observers,
             async_mode=async_mode,
-            stream=stream or self.config.stream,
+            stream=stream or config.stream,
             parent_run_id=parent_run_id,
             response_format=response_format,
             stream_handler=stream_handler,
+            cancel_tokens=tokens,
         )
+        if memory is not None:
+            summary = getattr(memory, "summary", None)
+            if summary:
+                ctx.system_prompt = with_summary(ctx.system_prompt, summary)
+        if schema is not None:
+            ctx.system_prompt = f"{ctx.system_prompt}\n\n{build_schema_instruction(schema)}"
+        return ctx
 
     def run(
         self,
@@ -232,11 +274,15 @@ class Agent(RichDisplay):
         parent_run_id: str | None = None,
         *,
         observers: Sequence[Any] = (),
+        cancellation_token: CancellationToken | None = None,
     ) -> AgentResult:
         """Run the loop to completion (blocking). Works inside a running event loop too.
 
         ``stream_handler`` receives text deltas as they stream; ``observers``
-        are added for this run only.
+        are added for this run only. ``response_format`` (a pydantic model or a
+        JSON Schema dict) asks for structured output, parsed into
+        ``result.parsed``. ``cancellation_token`` (with or instead of
+        ``AgentConfig.cancellation_token``) stops the run at the next step.
         """
         ctx = self._context(
             messages,
@@ -246,6 +292,7 @@ class Agent(RichDisplay):
             parent_run_id=parent_run_id,
             observers=observers,
             stream_handler=stream_handler,
+            cancellation_token=cancellation_token,
         )
         return drive_sync(ctx, run_program(ctx))
 
@@ -257,6 +304,7 @@ class Agent(RichDisplay):
         parent_run_id: str | None = None,
         *,
         observers: Sequence[Any] = (),
+        cancellation_token: CancellationToken | None = None,
     ) -> AgentResult:
         """Async :meth:`run`: async providers and tools are awaited; async observers fire."""
         ctx = self._context(
@@ -267,6 +315,7 @@ class Agent(RichDisplay):
             parent_run_id=parent_run_id,
             observers=observers,
             stream_handler=stream_handler,
+            cancellation_token=cancellation_token,
         )
         return await drive_async(ctx, run_program(ctx))
 
@@ -277,6 +326,7 @@ class Agent(RichDisplay):
         parent_run_id: str | None = None,
         *,
         observers: Sequence[Any] = (),
+        cancellation_token: CancellationToken | None = None,
     ) -> Iterator[StreamChunk | AgentResult]:
         """Yield :class:`StreamChunk` text deltas, then exactly one :class:`AgentResult`."""
         ctx = self._context(
@@ -286,6 +336,7 @@ class Agent(RichDisplay):
             response_format=response_format,
             parent_run_id=parent_run_id,
             observers=observers,
+            cancellation_token=cancellation_token,
         )
         return drive_sync_stream(ctx, run_program(ctx))
 
@@ -296,6 +347,7 @@ class Agent(RichDisplay):
         parent_run_id: str | None = None,
         *,
         observers: Sequence[Any] = (),
+        cancellation_token: CancellationToken | None = None,
     ) -> AsyncIterator[StreamChunk | AgentResult]:
         """Async :meth:`stream`: ``async for item in agent.astream("...")``."""
         ctx = self._context(
@@ -305,6 +357,7 @@ class Agent(RichDisplay):
             response_format=response_format,
             parent_run_id=parent_run_id,
             observers=observers,
+            cancellation_token=cancellation_token,
         )
         return drive_async_stream(ctx, run_program(ctx))
 

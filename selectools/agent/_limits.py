@@ -1,0 +1,76 @@
+"""Budgets and cancellation: the checks made before each model call and each tool batch.
+
+A run stops when its spend reaches ``max_total_tokens`` or ``max_cost_usd``
+(``>=``, checked before the call, so no call is made past the limit), or when a
+:class:`~selectools.cancellation.CancellationToken` was cancelled. Either way
+it ends cleanly with a result holding the partial work, never an exception.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..trace import StepType, now
+from ..types import Message, Role
+
+if TYPE_CHECKING:
+    from ._context import RunContext
+
+__all__ = ["check_limits", "partial_content"]
+
+
+def partial_content(ctx: RunContext) -> str:
+    """The latest text this run produced: an assistant reply, else a tool result."""
+    fallback = ""
+    for message in reversed(ctx.run_messages()):
+        text = message.text.strip()
+        if not text:
+            continue
+        if message.role is Role.ASSISTANT:
+            return text
+        if message.role is Role.TOOL and not fallback:
+            fallback = text
+    return fallback
+
+
+def _ending(ctx: RunContext, headline: str) -> Message:
+    partial = partial_content(ctx)
+    text = f"{headline}\n\nPartial result:\n{partial}" if partial else headline
+    return Message(role=Role.ASSISTANT, content=text)
+
+
+def check_limits(ctx: RunContext, budgets: bool = True) -> tuple[Message, str] | None:
+    """``(final message, stop reason)`` when the run must stop here, else None.
+
+    Before a tool batch only cancellation is checked (``budgets=False``): the
+    batch was already paid for, budgets apply to the next model call.
+    """
+    for token in ctx.cancel_tokens:
+        if token.cancelled:
+            reason = token.reason or "cancelled by a CancellationToken"
+            ctx.trace.record(
+                StepType.CANCELLED, now(), summary=f"Cancelled: {reason}", iteration=ctx.iteration
+            )
+            ctx.emitter.emit("on_cancelled", reason, iteration=ctx.iteration)
+            return _ending(ctx, f"Cancelled: {reason}."), "cancelled"
+    if not budgets:
+        return None
+    config = ctx.config
+    tokens = ctx.usage.total_tokens
+    cost = ctx.usage.total_cost_usd
+    limit_tokens, limit_cost = config.max_total_tokens, config.max_cost_usd
+    if limit_tokens is not None and tokens >= limit_tokens:
+        reason = f"Token budget exceeded: {tokens}/{limit_tokens} tokens"
+    elif limit_cost is not None and cost >= limit_cost:
+        reason = f"Cost budget exceeded: ${cost:.6f}/${limit_cost:.6f}"
+    else:
+        return None
+    ctx.trace.record(
+        StepType.BUDGET_EXCEEDED,
+        now(),
+        summary=reason,
+        iteration=ctx.iteration,
+        data={"tokens_used": tokens, "cost_used": cost},
+    )
+    ctx.emitter.emit("on_budget_exceeded", reason, tokens, cost, iteration=ctx.iteration)
+    return _ending(ctx, f"Budget exceeded: {reason}."), "budget_exceeded"

@@ -1,0 +1,112 @@
+"""Summarize-on-trim: fold the messages memory dropped during a run into ``memory.summary``.
+
+At the end of a run that trimmed messages (``AgentConfig(summarize_on_trim=True)``),
+one model call (``summarize_provider``/``summarize_model``, defaulting to the
+agent's) turns the previous summary plus the dropped messages into a short
+summary. Later runs put it in the system prompt as ``[Conversation Summary]``.
+A failed summary call is reported and leaves the previous summary in place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+from ..trace import StepType, TraceStep, now
+from ..types import Message, Role
+from ._effects import CallLLM, LLMRequest
+
+if TYPE_CHECKING:
+    from ._context import RunContext
+
+__all__ = ["SUMMARY_HEADER", "summarize_trimmed", "with_summary"]
+
+SUMMARY_HEADER = "[Conversation Summary]"
+
+_INSTRUCTIONS = (
+    "You maintain the running summary of a conversation whose oldest messages are being "
+    "dropped. Write 2-3 sentences that keep the names, facts, preferences, decisions and open "
+    "questions the assistant will need later. Reply with the summary only."
+)
+
+_PER_MESSAGE_LIMIT = 2000
+
+
+def with_summary(system_prompt: str, summary: str) -> str:
+    """The system prompt with the conversation summary section appended."""
+    return f"{system_prompt}\n\n{SUMMARY_HEADER}\n{summary}"
+
+
+def _transcript(previous: str | None, messages: list[Message]) -> str:
+    lines = []
+    if previous:
+        lines += ["Summary so far:", previous, ""]
+    lines.append("Messages being dropped:")
+    for message in messages:
+        text = message.text
+        if message.tool_calls:
+            calls = ", ".join(f"{c.tool_name}({c.parameters})" for c in message.tool_calls)
+            text = f"{text} [called {calls}]".strip()
+        if len(text) > _PER_MESSAGE_LIMIT:
+            text = text[: _PER_MESSAGE_LIMIT - 1] + "…"
+        lines.append(f"{message.role.value}: {text}")
+    return "\n".join(lines)
+
+
+def summarize_trimmed(ctx: RunContext) -> Generator[Any, Any, None]:
+    trimmed, ctx.trimmed = ctx.trimmed or [], None
+    memory = ctx.agent.memory
+    config = ctx.config
+    provider = config.summarize_provider or ctx.provider
+    model = config.summarize_model or (
+        ctx.model
+        if provider is ctx.provider
+        else str(getattr(provider, "default_model", None) or ctx.model)
+    )
+    previous = getattr(memory, "summary", None)
+    request = LLMRequest(
+        model,
+        _INSTRUCTIONS,
+        [Message(role=Role.USER, content=_transcript(previous, trimmed))],
+        None,
+        0.0,
+        config.summarize_max_tokens,
+        config.request_timeout,
+    )
+    started = now()
+    try:
+        message, usage = yield CallLLM(request, False, provider)
+    except Exception as exc:
+        ctx.trace.record(
+            StepType.ERROR,
+            started,
+            summary=f"summarizing {len(trimmed)} trimmed message(s) failed: {exc}",
+            iteration=ctx.iteration,
+            status="error",
+            error=str(exc),
+        )
+        ctx.emitter.emit("on_error", exc, {"phase": "memory_summarize", "iteration": ctx.iteration})
+        return
+    summary = message.text.strip()
+    if usage is not None:
+        ctx.add_usage(usage)
+    if not summary:
+        return
+    memory.summary = summary
+    ctx.trace.steps.append(
+        TraceStep(
+            StepType.MEMORY_SUMMARIZE,
+            started,
+            now(),
+            summary=f"summarized {len(trimmed)} trimmed message(s)",
+            run_id=ctx.run_id,
+            iteration=ctx.iteration,
+            model=getattr(usage, "model", None) or model,
+            prompt_tokens=getattr(usage, "prompt_tokens", 0),
+            completion_tokens=getattr(usage, "completion_tokens", 0),
+            cost_usd=getattr(usage, "cost_usd", 0.0),
+            result=summary,
+            data={"messages_summarized": len(trimmed)},
+        )
+    )
+    ctx.emitter.emit("on_memory_summarize", summary, len(trimmed), iteration=ctx.iteration)
