@@ -45,6 +45,12 @@ _EXPORTS: dict[str, str] = {
     # providers
     "Provider": ".providers.base",
     "LocalProvider": ".providers.stubs",
+    "OpenAIProvider": ".providers.openai_provider",
+    "AzureOpenAIProvider": ".providers.azure_openai_provider",
+    "AnthropicProvider": ".providers.anthropic_provider",
+    "GeminiProvider": ".providers.gemini_provider",
+    "OllamaProvider": ".providers.ollama_provider",
+    "FallbackProvider": ".providers.fallback",
     # observers and traces
     "AgentObserver": ".observer",
     "AsyncAgentObserver": ".observer",
@@ -138,7 +144,13 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .policy import PolicyDecision, PolicyResult, ToolPolicy
     from .pricing import PRICING, calculate_cost, calculate_embedding_cost, get_model_pricing
     from .prompt import PromptBuilder
+    from .providers.anthropic_provider import AnthropicProvider
+    from .providers.azure_openai_provider import AzureOpenAIProvider
     from .providers.base import Provider
+    from .providers.fallback import FallbackProvider
+    from .providers.gemini_provider import GeminiProvider
+    from .providers.ollama_provider import OllamaProvider
+    from .providers.openai_provider import OpenAIProvider
     from .providers.stubs import LocalProvider
     from .stability import beta, deprecated, stable
     from .structured import ResponseFormat, StructuredOutputError

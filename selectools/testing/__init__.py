@@ -1,13 +1,25 @@
-"""Offline providers for testing agents (yours too): scripted turns, recordings, an echo stub."""
+"""Offline providers for testing agents (yours too): scripted turns, recordings, an echo stub.
+
+``FakeLLMServer`` (a local server speaking the LLM vendors' wire protocols) and
+its scripting types load on first use, since they bring in ``http.server``.
+"""
 
 from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from ..providers.stubs import LocalProvider
 from .replay import RecordingProvider, ReplayProvider
 from .scripted import ScriptedProvider, ScriptedReply, ScriptedRequest, reply, tool_call
 
 __all__ = [
+    "FakeLLMServer",
+    "FakeReply",
+    "FakeToolCall",
+    "Fault",
     "LocalProvider",
+    "RecordedRequest",
     "RecordingProvider",
     "ReplayProvider",
     "ScriptedProvider",
@@ -16,3 +28,20 @@ __all__ = [
     "reply",
     "tool_call",
 ]
+
+_LAZY = dict.fromkeys(
+    ("FakeLLMServer", "FakeReply", "FakeToolCall", "Fault", "RecordedRequest"), ".fake_server"
+)
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'selectools.testing' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module_name, __name__), name)
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from .fake_server import FakeLLMServer, FakeReply, FakeToolCall, Fault, RecordedRequest

@@ -1,0 +1,142 @@
+"""Loading SDKs on demand, one async client per event loop, one TLS context per process.
+
+SDKs are imported when a provider is built, never on ``import selectools``;
+a missing one raises an ``ImportError`` that names the extra to install.
+
+Async HTTP clients pool connections that belong to the event loop that opened
+them. A notebook runs ``await agent.arun()`` on the kernel's loop while
+``agent.run()`` may use a private loop in a worker thread, and tests call
+``asyncio.run`` many times, so an async client is made per running loop
+(:class:`PerLoop`) instead of once per provider. A client selectools made is
+closed on its own loop when that loop shuts down (``asyncio.run`` finalizes the
+loop's async generators, and a small sentinel generator per client closes it in
+its ``finally``), so its sockets are not left for the garbage collector.
+
+Building a TLS context costs about 30 ms, far more than the rest of a client,
+so every client selectools builds shares one context per HTTP library
+(:func:`shared_ssl_context`); it reads ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``
+once, when first needed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import threading
+import weakref
+from collections.abc import AsyncIterator, Awaitable, Callable
+from types import ModuleType
+from typing import Any, Generic, TypeVar
+
+__all__ = [
+    "PerLoop",
+    "close_async_client",
+    "close_with",
+    "require",
+    "sdk_http_client",
+    "shared_ssl_context",
+]
+
+T = TypeVar("T")
+
+_HTTP_LIBRARIES = ("httpx2", "httpx")
+_ssl_contexts: dict[str, Any] = {}
+_ssl_lock = threading.Lock()
+
+
+def require(module: str, extra: str, provider: str) -> ModuleType:
+    """Import ``module`` or explain how to install it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError(
+            f"{provider} needs the '{module.split('.')[0]}' package, which is not installed. "
+            f"Install it with: pip install 'selectools[{extra}]'"
+        ) from exc
+
+
+def shared_ssl_context(http: ModuleType) -> Any:
+    """The process-wide TLS context for ``http`` (the ``httpx`` or ``httpx2`` module)."""
+    with _ssl_lock:
+        context = _ssl_contexts.get(http.__name__)
+        if context is None:
+            context = http.create_ssl_context()
+            _ssl_contexts[http.__name__] = context
+        return context
+
+
+def sdk_http_client(sdk: ModuleType, *, asynchronous: bool) -> Any:
+    """The SDK's default HTTP client built with the shared TLS context (``None``: let the SDK)."""
+    factory = getattr(
+        sdk, "DefaultAsyncHttpxClient" if asynchronous else "DefaultHttpxClient", None
+    )
+    if not isinstance(factory, type):
+        return None
+    library = next(
+        (
+            root
+            for cls in factory.__mro__
+            if (root := cls.__module__.split(".")[0]) in _HTTP_LIBRARIES
+        ),
+        None,
+    )
+    if library is None:
+        return None
+    return factory(verify=shared_ssl_context(importlib.import_module(library)))
+
+
+def close_with(owner: object, client: Any) -> None:
+    """Close a sync client selectools made when ``owner`` is garbage-collected (or at exit)."""
+    weakref.finalize(owner, client.close)
+
+
+async def close_async_client(client: Any) -> None:
+    """Close an ``httpx.AsyncClient`` (``aclose``) or an async SDK client (``close``)."""
+    closer = getattr(client, "aclose", None) or client.close
+    await closer()
+
+
+class PerLoop(Generic[T]):
+    """A value built lazily for each running event loop (or one fixed value if given).
+
+    ``close`` (an async function) releases a value built here when its loop shuts
+    down; a fixed value belongs to the caller and is never closed.
+    """
+
+    def __init__(
+        self,
+        factory: Callable[[], T],
+        fixed: T | None = None,
+        close: Callable[[T], Awaitable[object]] | None = None,
+    ) -> None:
+        self._factory = factory
+        self._fixed = fixed
+        self._close = close
+        self._by_loop: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, tuple[T, AsyncIterator[None] | None]
+        ] = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
+
+    async def get(self) -> T:
+        if self._fixed is not None:
+            return self._fixed
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            entry = self._by_loop.get(loop)
+            if entry is not None:
+                return entry[0]
+            value = self._factory()
+            sentinel = _closer(value, self._close) if self._close is not None else None
+            self._by_loop[loop] = (value, sentinel)
+        if sentinel is not None:
+            await sentinel.__anext__()  # now the loop finalizes it at shutdown
+        return value
+
+
+async def _closer(value: T, close: Callable[[T], Awaitable[object]]) -> AsyncIterator[None]:
+    try:
+        yield
+    finally:
+        with contextlib.suppress(Exception):
+            await close(value)

@@ -1,0 +1,187 @@
+"""JSON over HTTP with ``httpx``, for the providers that have no official SDK here.
+
+:class:`HTTPTransport` posts JSON and streams response lines, sync or async,
+through injectable ``httpx.Client`` / ``httpx.AsyncClient`` objects (an async
+client per event loop when none is injected). Every URL is absolute and the
+auth headers travel with each request, so injected clients need no setup.
+Whatever fails (status, timeout, connection, unreadable JSON) becomes a
+:class:`~selectools.exceptions.ProviderError` with the secret redacted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Iterator
+from typing import Any
+
+from ..exceptions import ProviderError
+from ._clients import PerLoop, close_async_client, close_with, require, shared_ssl_context
+from ._errors import connection_error, error_detail, malformed_error, status_error, timeout_error
+from ._secret import Secret, safe_cause
+
+__all__ = ["HTTPTransport", "aiter_sse_data", "iter_sse_data"]
+
+DEFAULT_TIMEOUT = 120.0
+
+
+def iter_sse_data(lines: Iterable[str]) -> Iterator[str]:
+    """The ``data`` of each complete server-sent event (an unterminated last event is dropped)."""
+    data: list[str] = []
+    for line in lines:
+        if not line:
+            if data:
+                yield "\n".join(data)
+                data = []
+        elif line.startswith("data:"):
+            data.append(line[5:].lstrip(" "))
+
+
+async def aiter_sse_data(lines: AsyncIterator[str]) -> AsyncGenerator[str, None]:
+    """Async :func:`iter_sse_data`."""
+    data: list[str] = []
+    async for line in lines:
+        if not line:
+            if data:
+                yield "\n".join(data)
+                data = []
+        elif line.startswith("data:"):
+            data.append(line[5:].lstrip(" "))
+
+
+class HTTPTransport:
+    """Posts JSON to ``base_url`` for one provider, mapping failures to ProviderError."""
+
+    def __init__(
+        self,
+        *,
+        provider: str,
+        extra: str,
+        owner: str,
+        base_url: str,
+        headers: dict[str, str],
+        secret: Secret | None,
+        timeout: float | None,
+        http_client: Any = None,
+        async_http_client: Any = None,
+        retry_hint: Callable[[Any], float | None] | None = None,
+    ) -> None:
+        httpx = require("httpx", extra, owner)
+        self._httpx = httpx
+        self.provider = provider
+        self.base_url = base_url.rstrip("/")
+        self._headers = headers
+        self._secret = secret
+        self._retry_hint = retry_hint
+        default = httpx.Timeout(timeout or DEFAULT_TIMEOUT, connect=min(timeout or 10.0, 10.0))
+        tls = shared_ssl_context(httpx)
+        if http_client is None:
+            http_client = httpx.Client(timeout=default, verify=tls)
+            close_with(self, http_client)
+        self._client = http_client
+        self._async: PerLoop[Any] = PerLoop(
+            lambda: httpx.AsyncClient(timeout=default, verify=tls),
+            fixed=async_http_client,
+            close=close_async_client,
+        )
+
+    def _options(self, body: Any, timeout: float | None) -> dict[str, Any]:
+        options: dict[str, Any] = {"json": body, "headers": self._headers}
+        if timeout is not None:
+            options["timeout"] = timeout
+        return options
+
+    # -- error mapping -------------------------------------------------------------
+    def _failure(self, exc: Exception, label: str, timeout: float | None) -> ProviderError | None:
+        httpx = self._httpx
+        if isinstance(exc, ProviderError):
+            return exc
+        if isinstance(exc, httpx.TimeoutException):
+            return timeout_error(label, self.provider, timeout, secret=self._secret)
+        if isinstance(exc, (httpx.TransportError, httpx.StreamError)):
+            detail = str(exc) or type(exc).__name__
+            return connection_error(label, self.provider, detail, secret=self._secret)
+        if isinstance(exc, ValueError):
+            return malformed_error(label, self.provider, str(exc)[:200], secret=self._secret)
+        return None
+
+    def status_failure(self, label: str, status: int, body: Any, headers: Any) -> ProviderError:
+        """The error for an error status (also used for errors sent inside a stream)."""
+        try:
+            parsed = json.loads(body) if isinstance(body, (bytes, str)) else body
+        except ValueError:
+            parsed = body
+        hint = self._retry_hint(parsed) if self._retry_hint is not None else None
+        return status_error(
+            label,
+            self.provider,
+            status,
+            error_detail(parsed),
+            headers,
+            secret=self._secret,
+            retry_after=hint,
+        )
+
+    def _check(self, response: Any, label: str) -> None:
+        if response.status_code >= 400:
+            raise self.status_failure(
+                label, response.status_code, response.content, response.headers
+            )
+
+    # -- requests --------------------------------------------------------------------
+    def post(self, path: str, body: Any, timeout: float | None, label: str) -> Any:
+        try:
+            response = self._client.post(self.base_url + path, **self._options(body, timeout))
+            self._check(response, label)
+            return response.json()
+        except Exception as exc:
+            mapped = self._failure(exc, label, timeout)
+            if mapped is None:
+                raise
+            raise mapped from safe_cause(exc, self._secret)
+
+    async def apost(self, path: str, body: Any, timeout: float | None, label: str) -> Any:
+        try:
+            client = await self._async.get()
+            response = await client.post(self.base_url + path, **self._options(body, timeout))
+            self._check(response, label)
+            return response.json()
+        except Exception as exc:
+            mapped = self._failure(exc, label, timeout)
+            if mapped is None:
+                raise
+            raise mapped from safe_cause(exc, self._secret)
+
+    def stream_lines(
+        self, path: str, body: Any, timeout: float | None, label: str
+    ) -> Iterator[str]:
+        """The response's lines as they arrive (the stream is closed if the consumer stops)."""
+        try:
+            options = self._options(body, timeout)
+            with self._client.stream("POST", self.base_url + path, **options) as response:
+                if response.status_code >= 400:
+                    response.read()
+                    self._check(response, label)
+                yield from response.iter_lines()
+        except Exception as exc:
+            mapped = self._failure(exc, label, timeout)
+            if mapped is None:
+                raise
+            raise mapped from safe_cause(exc, self._secret)
+
+    async def astream_lines(
+        self, path: str, body: Any, timeout: float | None, label: str
+    ) -> AsyncGenerator[str, None]:
+        try:
+            options = self._options(body, timeout)
+            client = await self._async.get()
+            async with client.stream("POST", self.base_url + path, **options) as response:
+                if response.status_code >= 400:
+                    await response.aread()
+                    self._check(response, label)
+                async for line in response.aiter_lines():
+                    yield line
+        except Exception as exc:
+            mapped = self._failure(exc, label, timeout)
+            if mapped is None:
+                raise
+            raise mapped from safe_cause(exc, self._secret)

@@ -1,0 +1,473 @@
+"""``OpenAIProvider``: the OpenAI Chat Completions API through the official ``openai`` SDK.
+
+Native tool calling (parallel calls included), streaming with tool-call deltas
+assembled into :class:`~selectools.types.ToolCall` objects, token usage priced
+with :mod:`selectools.pricing`, and multimodal input (``ContentPart`` lists and
+the older ``image_path``/``image_base64`` fields).
+
+Decisions worth knowing:
+
+* The SDK's own retries are off (``max_retries=0``): the agent retries, with
+  backoff and the server's ``Retry-After``, and every SDK exception becomes a
+  :class:`~selectools.exceptions.ProviderError` saying whether a retry can help.
+* GPT-5.x, GPT-4.1, o-series and codex models get ``max_completion_tokens``;
+  other models ``max_tokens`` (``max_tokens_param=`` overrides the guess, e.g.
+  for an Azure deployment with a custom name). Reasoning models (o-series,
+  GPT-5.x, codex) accept only the default temperature, so none is sent to them.
+* Streamed tool calls are handed out only once the stream has ended properly,
+  so a connection that drops mid-call never yields a half-built call; a call
+  whose arguments are not valid JSON comes back with ``ToolCall.error`` set.
+* The key comes from ``api_key=``, ``OPENAI_API_KEY`` or a ``.env`` file; the
+  base URL from ``base_url=``, ``OPENAI_BASE_URL`` or the SDK default.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .._env import env_value
+from ..exceptions import ProviderConfigurationError, ProviderError
+from ..types import Message, Role, ToolCall, text_content
+from ..usage import UsageStats
+from ._clients import PerLoop, close_async_client, close_with, require, sdk_http_client
+from ._content import message_parts, unsupported
+from ._errors import malformed_error, truncated_error
+from ._openai_compatible import _OpenAICompatibleBase, decode_arguments
+from ._sdk_errors import map_sdk_error
+from ._secret import Secret, safe_cause, safe_url
+from .base import StreamItem, estimate_usage
+
+if TYPE_CHECKING:
+    from ..tools import Tool
+
+__all__ = ["OpenAIProvider"]
+
+_COMPLETION_TOKENS = re.compile(r"^(gpt-5|gpt-4\.1|o\d|codex)|codex")
+_FIXED_TEMPERATURE = re.compile(r"^(gpt-5(?!-chat)|o\d|codex)|codex")
+_AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
+
+
+def _family(model: str) -> str:
+    return model.strip().lower().rsplit("/", 1)[-1]
+
+
+def _uses_max_completion_tokens(model: str) -> bool:
+    """True for the families that reject ``max_tokens`` (GPT-5.x, GPT-4.1, o-series, codex)."""
+    return bool(_COMPLETION_TOKENS.search(_family(model)))
+
+
+def _fixed_temperature(model: str) -> bool:
+    return bool(_FIXED_TEMPERATURE.search(_family(model)))
+
+
+class OpenAIProvider(_OpenAICompatibleBase):
+    """OpenAI chat models (and any server that speaks the Chat Completions API).
+
+    ``client``/``async_client`` inject ready SDK clients; ``http_client``/
+    ``async_http_client`` inject the HTTP clients the SDK should use.
+    ``model=`` is an alias of ``default_model``.
+    """
+
+    name = "openai"
+    label = "OpenAI"
+    supports_streaming = True
+    supports_async = True
+    supports_native_tools = True
+    _key_env = "OPENAI_API_KEY"
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        default_model: str = "gpt-5-mini",
+        *,
+        model: str | None = None,
+        base_url: str | None = None,
+        organization: str | None = None,
+        timeout: float | None = None,
+        max_tokens_param: str | None = None,
+        default_headers: dict[str, str] | None = None,
+        client: Any = None,
+        async_client: Any = None,
+        http_client: Any = None,
+        async_http_client: Any = None,
+    ) -> None:
+        self._sdk = require("openai", "openai", "OpenAIProvider")
+        self.default_model = model or default_model
+        self._configure_token_param(max_tokens_param)
+        key = api_key or env_value(self._key_env)
+        if not key and client is None:
+            raise ProviderConfigurationError(
+                "OpenAI",
+                "API key",
+                self._key_env,
+                hint="Or add OPENAI_API_KEY=... to a .env file in the working directory.",
+            )
+        self._secret = Secret(key or "")
+        self.base_url = base_url or env_value("OPENAI_BASE_URL")
+        options: dict[str, Any] = {
+            "api_key": key or "unused",
+            "max_retries": 0,
+            "organization": organization,
+            "default_headers": default_headers,
+        }
+        if self.base_url:
+            options["base_url"] = self.base_url
+        if timeout is not None:
+            options["timeout"] = timeout
+        self._bind_clients(
+            lambda http: self._sdk.OpenAI(**options, http_client=http),
+            lambda http: self._sdk.AsyncOpenAI(**options, http_client=http),
+            client,
+            async_client,
+            http_client,
+            async_http_client,
+        )
+
+    # -- construction helpers (shared with AzureOpenAIProvider) -----------------
+    def _configure_token_param(self, max_tokens_param: str | None) -> None:
+        if max_tokens_param not in (None, "max_tokens", "max_completion_tokens"):
+            raise ValueError(
+                f"max_tokens_param must be 'max_tokens' or 'max_completion_tokens', "
+                f"got {max_tokens_param!r}"
+            )
+        self._max_tokens_param = max_tokens_param
+
+    def _bind_clients(
+        self,
+        make_sync: Callable[[Any], Any],
+        make_async: Callable[[Any], Any],
+        client: Any,
+        async_client: Any,
+        http_client: Any,
+        async_http_client: Any,
+    ) -> None:
+        sdk = self._sdk
+        if client is None:
+            client = make_sync(http_client or sdk_http_client(sdk, asynchronous=False))
+            if http_client is None:
+                close_with(self, client)
+        self._client = client
+        self._async_clients: PerLoop[Any] = PerLoop(
+            lambda: make_async(async_http_client or sdk_http_client(sdk, asynchronous=True)),
+            fixed=async_client,
+            close=close_async_client if async_http_client is None else None,
+        )
+
+    def __repr__(self) -> str:
+        where = f", base_url={safe_url(self.base_url)!r}" if self.base_url else ""
+        return f"{type(self).__name__}(default_model={self.default_model!r}{where})"
+
+    # -- request building --------------------------------------------------------
+    def _format_user(self, message: Message) -> dict[str, Any]:
+        parts = message_parts(message)
+        if all(part.kind == "text" for part in parts):
+            return {"role": message.role.value, "content": text_content(message)}
+        content: list[dict[str, Any]] = []
+        for part in parts:
+            if part.kind == "text":
+                content.append({"type": "text", "text": part.text})
+            elif part.kind == "image":
+                url = part.url or f"data:{part.media_type or 'image/jpeg'};base64,{part.data}"
+                content.append({"type": "image_url", "image_url": {"url": url}})
+            else:
+                audio_format = _AUDIO_FORMATS.get(part.media_type or "")
+                if audio_format is None:
+                    raise unsupported(
+                        self.label,
+                        f"audio of type {part.media_type!r}",
+                        "OpenAI takes WAV or MP3 audio (media_type 'audio/wav' or 'audio/mpeg')",
+                    )
+                content.append(
+                    {
+                        "type": "input_audio",
+                        "input_audio": {"data": part.data, "format": audio_format},
+                    }
+                )
+        return {"role": message.role.value, "content": content}
+
+    def _token_param(self, model: str) -> str:
+        if self._max_tokens_param:
+            return self._max_tokens_param
+        return "max_completion_tokens" if _uses_max_completion_tokens(model) else "max_tokens"
+
+    def _request(
+        self,
+        model: str,
+        system_prompt: str,
+        messages: Sequence[Message],
+        tools: Sequence[Tool] | None,
+        temperature: float | None,
+        max_tokens: int,
+        timeout: float | None,
+        stream: bool,
+    ) -> dict[str, Any]:
+        request: dict[str, Any] = {
+            "model": model,
+            "messages": self._format_messages(system_prompt, messages),
+            self._token_param(model): max_tokens,
+        }
+        if temperature is not None and not _fixed_temperature(model):
+            request["temperature"] = temperature
+        if tools:
+            request["tools"] = self._tool_specs(tools)
+        if timeout is not None:
+            request["timeout"] = timeout
+        if stream:
+            request["stream"] = True
+            request["stream_options"] = {"include_usage": True}
+        return request
+
+    # -- errors ------------------------------------------------------------------
+    def _error(
+        self, exc: Exception, timeout: float | None, stream: bool = False
+    ) -> ProviderError | None:
+        """The ProviderError for an SDK exception (``None`` for exceptions that are bugs)."""
+        label = f"{self.label} {'stream' if stream else 'completion'}"
+        return map_sdk_error(
+            exc, self._sdk, label=label, provider=self.name, timeout=timeout, secret=self._secret
+        )
+
+    # -- responses ---------------------------------------------------------------
+    def _parse(
+        self, response: Any, model: str, system_prompt: str, messages: Sequence[Message]
+    ) -> tuple[Message, UsageStats]:
+        choices = getattr(response, "choices", None)
+        if not choices:
+            raise malformed_error(f"{self.label} completion", self.name, "no choices in the reply")
+        reply = choices[0].message
+        text = reply.content or getattr(reply, "refusal", None) or ""
+        calls: list[ToolCall] = []
+        for index, raw in enumerate(reply.tool_calls or ()):
+            function = getattr(raw, "function", None)
+            if function is None:
+                continue
+            arguments, error = decode_arguments(function.arguments)
+            calls.append(
+                ToolCall(
+                    tool_name=function.name,
+                    parameters=arguments,
+                    id=raw.id or f"call_{index}",
+                    error=error,
+                )
+            )
+        message = Message(role=Role.ASSISTANT, content=text, tool_calls=calls or None)
+        usage = getattr(response, "usage", None)
+        if usage is None:
+            return message, estimate_usage(model, self.name, system_prompt, messages, text)
+        priced = getattr(response, "model", None)
+        return message, self._usage(
+            model, usage.prompt_tokens or 0, usage.completion_tokens or 0, priced
+        )
+
+    def _model(self, model: str) -> str:
+        return model or self.default_model
+
+    # -- the protocol --------------------------------------------------------------
+    def complete(
+        self,
+        *,
+        model: str = "",
+        system_prompt: str = "",
+        messages: list[Message],
+        tools: Sequence[Tool] | None = None,
+        temperature: float = 0.0,
+        max_tokens: int = 1000,
+        timeout: float | None = None,
+    ) -> tuple[Message, UsageStats]:
+        name = self._model(model)
+        request = self._request(
+            name, system_prompt, messages, tools, temperature, max_tokens, timeout, False
+        )
+        try:
+            response = self._client.chat.completions.create(**request)
+        except Exception as exc:
+            mapped = self._error(exc, timeout)
+            if mapped is None:
+                raise
+            raise mapped from safe_cause(exc, self._secret)
+        return self._parse(response, name, system_prompt, messages)
+
+    async def acomplete(
+        self,
+        *,
+        model: str = "",
+        system_prompt: str = "",
+        messages: list[Message],
+        tools: Sequence[Tool] | None = None,
+        temperature: float = 0.0,
+        max_tokens: int = 1000,
+        timeout: float | None = None,
+    ) -> tuple[Message, UsageStats]:
+        name = self._model(model)
+        request = self._request(
+            name, system_prompt, messages, tools, temperature, max_tokens, timeout, False
+        )
+        try:
+            response = await (await self._async_clients.get()).chat.completions.create(**request)
+        except Exception as exc:
+            mapped = self._error(exc, timeout)
+            if mapped is None:
+                raise
+            raise mapped from safe_cause(exc, self._secret)
+        return self._parse(response, name, system_prompt, messages)
+
+    def stream(
+        self,
+        *,
+        model: str = "",
+        system_prompt: str = "",
+        messages: list[Message],
+        tools: Sequence[Tool] | None = None,
+        temperature: float = 0.0,
+        max_tokens: int = 1000,
+        timeout: float | None = None,
+    ) -> Iterator[StreamItem]:
+        """Yield text deltas, then the finished tool calls, then the call's usage."""
+        name = self._model(model)
+        request = self._request(
+            name, system_prompt, messages, tools, temperature, max_tokens, timeout, True
+        )
+        state = _StreamState(self, name, system_prompt, messages)
+        response = None
+        try:
+            response = self._client.chat.completions.create(**request)
+            for chunk in response:
+                text = state.feed(chunk)
+                if text:
+                    yield text
+        except Exception as exc:
+            mapped = self._error(exc, timeout, stream=True)
+            if mapped is None:
+                raise
+            raise mapped from safe_cause(exc, self._secret)
+        finally:
+            if response is not None:
+                response.close()
+        yield from state.finish()
+
+    async def astream(
+        self,
+        *,
+        model: str = "",
+        system_prompt: str = "",
+        messages: list[Message],
+        tools: Sequence[Tool] | None = None,
+        temperature: float = 0.0,
+        max_tokens: int = 1000,
+        timeout: float | None = None,
+    ) -> AsyncIterator[StreamItem]:
+        """Async :meth:`stream`."""
+        name = self._model(model)
+        request = self._request(
+            name, system_prompt, messages, tools, temperature, max_tokens, timeout, True
+        )
+        state = _StreamState(self, name, system_prompt, messages)
+        response = None
+        try:
+            response = await (await self._async_clients.get()).chat.completions.create(**request)
+            async for chunk in response:
+                text = state.feed(chunk)
+                if text:
+                    yield text
+        except Exception as exc:
+            mapped = self._error(exc, timeout, stream=True)
+            if mapped is None:
+                raise
+            raise mapped from safe_cause(exc, self._secret)
+        finally:
+            if response is not None:
+                await response.close()
+        for item in state.finish():
+            yield item
+
+
+class _StreamState:
+    """Assembles ``chat.completion.chunk`` deltas into text, tool calls and usage."""
+
+    __slots__ = (
+        "calls",
+        "finished",
+        "messages",
+        "model",
+        "priced",
+        "provider",
+        "system",
+        "texts",
+        "usage",
+    )
+
+    def __init__(
+        self, provider: OpenAIProvider, model: str, system: str, messages: Sequence[Message]
+    ) -> None:
+        self.provider = provider
+        self.model = model
+        self.system = system
+        self.messages = messages
+        self.calls: dict[int, dict[str, str]] = {}
+        self.texts: list[str] = []
+        self.finished = False
+        self.usage: Any = None
+        self.priced: str | None = None
+
+    def feed(self, chunk: Any) -> str:
+        if getattr(chunk, "usage", None) is not None:
+            self.usage = chunk.usage
+        self.priced = getattr(chunk, "model", None) or self.priced
+        text = ""
+        for choice in chunk.choices or ():
+            if choice.index != 0:
+                continue
+            delta = choice.delta
+            if delta is not None:
+                if delta.content:
+                    text += delta.content
+                for part in delta.tool_calls or ():
+                    index = part.index if part.index is not None else 0
+                    slot = self.calls.setdefault(index, {"id": "", "name": "", "arguments": ""})
+                    if part.id:
+                        slot["id"] = part.id
+                    function = part.function
+                    if function is not None:
+                        if function.name:
+                            slot["name"] += function.name
+                        if function.arguments:
+                            slot["arguments"] += function.arguments
+            if choice.finish_reason:
+                self.finished = True
+        if text:
+            self.texts.append(text)
+        return text
+
+    def finish(self) -> list[StreamItem]:
+        provider = self.provider
+        if not self.finished:
+            raise truncated_error(f"{provider.label} stream", provider.name)
+        items: list[StreamItem] = []
+        for index in sorted(self.calls):
+            slot = self.calls[index]
+            arguments, error = decode_arguments(slot["arguments"])
+            items.append(
+                ToolCall(
+                    tool_name=slot["name"],
+                    parameters=arguments,
+                    id=slot["id"] or f"call_{index}",
+                    error=error,
+                )
+            )
+        if self.usage is not None:
+            items.append(
+                provider._usage(
+                    self.model,
+                    self.usage.prompt_tokens or 0,
+                    self.usage.completion_tokens or 0,
+                    self.priced,
+                )
+            )
+        else:
+            text = "".join(self.texts)
+            items.append(
+                estimate_usage(self.model, provider.name, self.system, self.messages, text)
+            )
+        return items
