@@ -114,6 +114,20 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_EXPORTS))
 
 
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext selectools``: registers the magics and display support (see ``selectools.notebook``)."""
+    from .notebook import load_ipython_extension as load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """``%unload_ext selectools``: removes what ``%load_ext selectools`` registered."""
+    from .notebook import unload_ipython_extension as unload
+
+    unload(ipython)
+
+
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .agent import Agent, AgentConfig
     from .agent.config_groups import RetryConfig, ToolConfig

@@ -1,0 +1,139 @@
+"""Cost of the live view: ``%%agent`` against draining the same stream without display.
+
+Runs in a real Jupyter kernel (jupyter_client), so display updates travel the
+same ZMQ path as in JupyterLab. A scripted reply of 10,000 chunks is streamed
+two ways, interleaved, several times:
+
+* ``bare``: ``for item in agent.stream(prompt): pass`` (no observer, no display)
+* ``%%agent``: the magic with its live view (throttled redraws, final render)
+
+Two paces: ``unpaced`` (chunks as fast as Python yields them: a worst case in
+which the view's fixed cost, opening and closing two outputs and rendering the
+final 10,000-word transcript, is compared with a 15-20 ms stream) and ``paced``
+(0.2 ms between chunks, about 5,000 chunks a second, still far faster than any
+hosted model streams). A 10-chunk unpaced row shows that fixed cost on its own.
+The kernel reports wall times; the client counts the ``update_display_data``
+messages.
+Prints medians, the ratio ``%%agent / bare`` and redraws per second, and exits
+non-zero when the paced ratio exceeds 1.10 or redraws exceed 30 a second.
+
+Run: ``python benchmarks/bench_notebook_stream.py [repeats]``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+from jupyter_client.manager import start_new_kernel
+
+ROOT = Path(__file__).resolve().parents[1]
+CHUNKS = 10_000
+RATIO_LIMIT = 1.10
+UPDATES_LIMIT = 30.0
+
+SETUP = f"""
+%load_ext selectools
+import time
+from selectools import Agent
+from selectools.testing import ScriptedProvider, reply
+
+def make(latency, chunks):
+    words = [f"w{{i}} " for i in range(chunks)]
+    script = [reply("".join(words), chunks=words, chunk_latency=latency)]
+    return Agent(provider=ScriptedProvider(script))
+
+def bare(latency, chunks={CHUNKS}):
+    agent = make(latency, chunks)
+    started = time.perf_counter()
+    for _ in agent.stream("go"):
+        pass
+    return time.perf_counter() - started
+
+def live(latency, chunks={CHUNKS}):
+    get_ipython().user_ns["bench_agent"] = make(latency, chunks)
+    started = time.perf_counter()
+    get_ipython().run_cell_magic("agent", "bench_agent", "go")
+    return time.perf_counter() - started
+"""
+
+
+def _execute(client: Any, code: str) -> tuple[str, int]:
+    """Run ``code``; return its stdout and how many display updates it sent."""
+    out: list[str] = []
+    updates = 0
+
+    def hook(msg: dict[str, Any]) -> None:
+        nonlocal updates
+        kind = msg["msg_type"]
+        if kind == "stream" and msg["content"]["name"] == "stdout":
+            out.append(msg["content"]["text"])
+        elif kind == "update_display_data":
+            updates += 1
+        elif kind == "error":
+            raise RuntimeError("\n".join(msg["content"]["traceback"]))
+
+    reply = client.execute_interactive(code, output_hook=hook, timeout=600)
+    if reply["content"]["status"] != "ok":
+        raise RuntimeError(f"kernel error: {reply['content'].get('evalue')}")
+    return "".join(out), updates
+
+
+def measure(client: Any, latency: float, repeats: int, chunks: int = CHUNKS) -> dict[str, float]:
+    bare_times, live_times, rates = [], [], []
+    for _ in range(repeats):
+        bare_times.append(float(_execute(client, f"print(bare({latency}, {chunks}))")[0]))
+        text, updates = _execute(client, f"print(live({latency}, {chunks}))")
+        elapsed = float(text.strip().splitlines()[-1])
+        live_times.append(elapsed)
+        rates.append((updates - 1) / elapsed)  # the last update parks the view (placeholder)
+    bare, live = statistics.median(bare_times), statistics.median(live_times)
+    return {"bare": bare, "live": live, "ratio": live / bare, "updates_per_s": max(rates)}
+
+
+def main() -> int:
+    repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    )
+    manager, client = start_new_kernel(kernel_name="python3", env=env, cwd=str(ROOT))
+    try:
+        _execute(client, SETUP)
+        _execute(client, "bare(0); live(0)")  # warm up imports and caches
+        results = {
+            "unpaced, 10 chunks": measure(client, 0.0, repeats * 3, chunks=10),
+            "unpaced": measure(client, 0.0, repeats * 3),
+            "paced 0.2 ms/chunk": measure(client, 0.0002, repeats),
+        }
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    print(f"{CHUNKS:,}-chunk scripted reply, medians over interleaved runs in a Jupyter kernel")
+    print(f"{'pace':<22}{'bare':>11}{'%%agent':>11}{'ratio':>8}{'redraws/s (max)':>17}")
+    for name, r in results.items():
+        print(
+            f"{name:<22}{r['bare'] * 1000:>9.1f}ms{r['live'] * 1000:>9.1f}ms"
+            f"{r['ratio']:>8.3f}{r['updates_per_s']:>17.1f}"
+        )
+    paced = results["paced 0.2 ms/chunk"]
+    ok = paced["ratio"] <= RATIO_LIMIT and all(
+        r["updates_per_s"] <= UPDATES_LIMIT for r in results.values()
+    )
+    fixed = results["unpaced, 10 chunks"]["live"] - results["unpaced, 10 chunks"]["bare"]
+    per_chunk = (results["unpaced"]["live"] - results["unpaced"]["bare"] - fixed) / CHUNKS
+    print(f"fixed cost of the view: {fixed * 1000:.1f} ms; per chunk: {per_chunk * 1e6:.2f} µs")
+    print(
+        f"target: paced ratio <= {RATIO_LIMIT} and <= {UPDATES_LIMIT:.0f} redraws/s: "
+        + ("met" if ok else "NOT met")
+    )
+    print(json.dumps(results))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

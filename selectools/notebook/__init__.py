@@ -1,0 +1,52 @@
+"""The Jupyter layer of selectools: magics, live streaming view, rich display, trace charts.
+
+``%load_ext selectools`` registers ``%selectools``, ``%%tool`` and ``%%agent``
+(see :mod:`.magics`). The rich reprs of the core types are rendered by
+:mod:`.render`; ``trace.to_dataframe()`` and ``trace.gantt()`` by :mod:`.charts`.
+Names here load lazily, so the core's display hooks never import IPython.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__all__ = [
+    "LiveRun",
+    "NotebookUsageError",
+    "load_ipython_extension",
+    "run_live",
+    "trace_gantt",
+    "trace_to_dataframe",
+    "unload_ipython_extension",
+]
+
+_EXPORTS = {
+    "LiveRun": ".live",
+    "NotebookUsageError": ".errors",
+    "load_ipython_extension": ".extension",
+    "run_live": ".live",
+    "trace_gantt": ".charts",
+    "trace_to_dataframe": ".charts",
+    "unload_ipython_extension": ".extension",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'selectools.notebook' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from .charts import trace_gantt, trace_to_dataframe
+    from .errors import NotebookUsageError
+    from .extension import load_ipython_extension, unload_ipython_extension
+    from .live import LiveRun, run_live

@@ -1,0 +1,158 @@
+"""View pieces used by both the rich reprs and the live transcript: tool cards, usage, steps."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..exceptions import ToolExecutionError, ToolValidationError
+from ..trace import AgentTrace, StepType, TraceStep
+from ..usage import AgentUsage, UsageStats
+from . import _html as h
+from ._steps import step_name
+
+__all__ = [
+    "MAX_STEP_ROWS",
+    "ToolCard",
+    "card_from_step",
+    "error_line",
+    "steps_table",
+    "tool_card_html",
+    "tool_card_text",
+    "usage_line",
+    "usage_table",
+]
+
+#: traces longer than this show their first rows and point to ``to_dataframe()``
+MAX_STEP_ROWS = 200
+_ARGS_PREVIEW = 80
+_RESULT_PREVIEW = 80
+
+
+@dataclass(slots=True)
+class ToolCard:
+    """One tool call as a view shows it.
+
+    ``status`` is ``requested`` (asked for, not run), ``running``, ``ok`` or ``error``.
+    """
+
+    name: str
+    args: dict[str, Any] = field(default_factory=dict)
+    call_id: str | None = None
+    status: str = "running"
+    result: str | None = None
+    error: str | None = None
+    duration_ms: float | None = None
+
+
+def error_line(error: BaseException) -> str:
+    """An exception as one readable line (the library's boxed messages are unwrapped)."""
+    if isinstance(error, ToolExecutionError):
+        error = error.error
+    elif isinstance(error, ToolValidationError):
+        tail = f" ({error.suggestion})" if error.suggestion else ""
+        return h.short(f"{error.issue}{tail}", 300)
+    lines = [line.strip() for line in str(error).strip().splitlines()]
+    if lines and set(lines[0]) == {"="}:  # the library's boxed layout: skip rule and heading
+        lines = lines[3:]
+    first = next((line for line in lines if line and set(line) != {"="}), "")
+    return h.short(f"{type(error).__name__}: {first}" if first else type(error).__name__, 300)
+
+
+def card_from_step(step: TraceStep) -> ToolCard:
+    """A tool card for a recorded ``tool_execution`` step."""
+    failed = step.status == "error"
+    return ToolCard(
+        name=step.tool_name or step.summary,
+        args=dict(step.tool_args or {}),
+        call_id=step.call_id,
+        status="error" if failed else "ok",
+        result=None if failed else step.result,
+        error=step.error if failed else None,
+        duration_ms=step.duration_ms,
+    )
+
+
+def _call(card: ToolCard) -> str:
+    return f"{card.name}({h.short(h.json_text(card.args), _ARGS_PREVIEW)})"
+
+
+def _outcome(card: ToolCard) -> str:
+    if card.status == "ok":
+        return "→ " + h.short(card.result or "", _RESULT_PREVIEW)
+    if card.status == "error":
+        return "✗ " + h.short(card.error or "failed", _RESULT_PREVIEW)
+    return "running…" if card.status == "running" else ""
+
+
+def tool_card_html(card: ToolCard) -> str:
+    tone = {"ok": "ok", "error": "error", "running": "info"}.get(card.status, "muted")
+    summary = (
+        f"{h.badge('tool', tone)} <code>{h.esc(_call(card))}</code> "
+        f"{h.esc(_outcome(card))} {h.duration(card.duration_ms)}"
+    )
+    body = h.muted("arguments") + h.pre(h.json_text(card.args, indent=2))
+    if card.status == "ok":
+        body += h.muted("result") + h.pre(card.result or "")
+    elif card.status == "error":
+        body += h.muted("error") + h.pre(card.error or "", tone="error")
+    return h.details(summary, body)
+
+
+def tool_card_text(card: ToolCard) -> str:
+    """The card as one deterministic line (no duration)."""
+    return f"  [tool] {_call(card)} {_outcome(card)}".rstrip()
+
+
+def usage_line(usage: AgentUsage) -> str:
+    return (
+        f"{h.format_tokens(usage.total_tokens)} ({usage.total_prompt_tokens:,} prompt + "
+        f"{usage.total_completion_tokens:,} completion) · {h.format_cost(usage.total_cost_usd)}"
+    )
+
+
+def usage_table(calls: Sequence[UsageStats]) -> str:
+    rows = [
+        [
+            str(index),
+            h.esc(stats.model or "—"),
+            f"{stats.prompt_tokens:,}",
+            f"{stats.completion_tokens:,}",
+            f"{stats.total_tokens:,}",
+            h.esc(h.format_cost(stats.cost_usd)),
+        ]
+        for index, stats in enumerate(calls, 1)
+    ]
+    return h.table(
+        ["call", "model", "prompt", "completion", "total", "cost"], rows, numeric=(0, 2, 3, 4, 5)
+    )
+
+
+def steps_table(trace: AgentTrace) -> str:
+    """The trace's steps (the first :data:`MAX_STEP_ROWS`), offsets and durations sanitizable."""
+    rows = []
+    for step in trace.steps[:MAX_STEP_ROWS]:
+        offset = (step.started_at - trace.started_at) * 1000.0
+        status = h.badge("error", "error") if step.status == "error" else h.esc(step.status)
+        tokens = f"{step.total_tokens:,}" if step.type is StepType.LLM_CALL else ""
+        rows.append(
+            [
+                h.duration(offset),
+                h.esc(step.type.value),
+                h.esc(h.short(step_name(step), 60)),
+                h.duration(step.duration_ms),
+                str(step.lane),
+                tokens,
+                status,
+            ]
+        )
+    html = h.table(
+        ["start", "type", "name", "duration", "lane", "tokens", "status"],
+        rows,
+        numeric=(0, 3, 4, 5),
+    )
+    hidden = len(trace.steps) - MAX_STEP_ROWS
+    if hidden > 0:
+        html += h.muted(f"… {hidden:,} more steps: use trace.to_dataframe() to see them all")
+    return html

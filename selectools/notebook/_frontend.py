@@ -1,0 +1,152 @@
+"""Every frontend-specific decision of the notebook layer, in one place.
+
+Two kinds of frontend matter:
+
+* ``live``: a Jupyter kernel (JupyterLab 4, Notebook 7, VS Code, nbclient) or
+  any display publisher that records rich output. Views are rich bundles; a
+  running view is one output updated in place through its display id.
+  JupyterLab and Notebook 7 share the same output renderers, so they need no
+  separate branch.
+* ``text``: a terminal IPython (its publisher prints ``text/plain``) or no
+  IPython at all. Streamed text and tool lines are printed as they arrive.
+
+``%selectools display=live|text`` overrides the detection.
+"""
+
+from __future__ import annotations
+
+import sys
+import uuid
+from typing import Any, Protocol
+
+__all__ = [
+    "DISPLAY_MODES",
+    "LiveSurface",
+    "Surface",
+    "TextSurface",
+    "detect",
+    "make_surface",
+    "show",
+]
+
+#: accepted values of the ``display`` setting
+DISPLAY_MODES = ("auto", "live", "text")
+
+Bundle = dict[str, Any]
+
+#: what a live view's output holds once the final render has been appended below it;
+#: it equals the first display, so tools that ignore display updates (nbval) see the same
+_PLACEHOLDER: Bundle = {"text/plain": ""}
+
+
+class _Rendered(Protocol):
+    """What a surface draws (a :class:`~selectools.notebook.transcript.Transcript`)."""
+
+    log: list[str]
+
+    def html(self, *, hide_answer: bool = ...) -> str: ...
+
+    def text(self, *, hide_answer: bool = ...) -> str: ...
+
+
+class Surface(Protocol):
+    """Where a live run is drawn."""
+
+    def start(self) -> None: ...
+
+    def refresh(self, view: _Rendered) -> None: ...
+
+    def finish(self, outputs: list[tuple[Bundle, dict[str, Any]]], view: _Rendered) -> None: ...
+
+
+def detect(shell: Any) -> str:
+    """``live`` when the shell's display publisher keeps rich output, else ``text``."""
+    publisher = getattr(shell, "display_pub", None)
+    if publisher is None:
+        return "text"
+    from IPython.core.displaypub import DisplayPublisher
+
+    return "text" if type(publisher) is DisplayPublisher else "live"
+
+
+def make_surface(shell: Any, mode: str = "auto") -> Surface:
+    if mode not in DISPLAY_MODES:
+        raise ValueError(f"display mode must be one of {DISPLAY_MODES}, got {mode!r}")
+    if mode == "auto":
+        mode = detect(shell)
+    if mode == "live" and getattr(shell, "display_pub", None) is not None:
+        return LiveSurface(shell)
+    return TextSurface()
+
+
+def show(shell: Any, bundle: Bundle, mode: str = "auto") -> None:
+    """Display one bundle: rich on a live frontend, its ``text/plain`` printed otherwise."""
+    if mode == "auto":
+        mode = detect(shell)
+    if mode == "text":
+        print(bundle.get("text/plain", ""))
+        return
+    shell.display_pub.publish(data=bundle, metadata={})
+
+
+class LiveSurface:
+    """One output updated in place while the run goes, then the final render below it.
+
+    The live output returns to an empty placeholder at the end and the final render
+    is a new output: a saved notebook, nbclient and nbval (which ignores display
+    updates) all hold the same final render.
+    """
+
+    def __init__(self, shell: Any) -> None:
+        self._publisher = shell.display_pub
+        self._id = uuid.uuid4().hex  # transient: never saved in the notebook
+        self.updates = 0
+
+    def _publish(self, bundle: Bundle, metadata: dict[str, Any], *, update: bool) -> None:
+        self._publisher.publish(
+            data=bundle, metadata=metadata, transient={"display_id": self._id}, update=update
+        )
+
+    def start(self) -> None:
+        self._publish(_PLACEHOLDER, {}, update=False)
+
+    def refresh(self, view: _Rendered) -> None:
+        # HTML only: the frontend renders it, and the output ends as the placeholder
+        # anyway, so a text/plain copy would double every redraw's payload for nothing
+        self.updates += 1
+        self._publish({"text/html": view.html()}, {}, update=True)
+
+    def finish(self, outputs: list[tuple[Bundle, dict[str, Any]]], view: _Rendered) -> None:
+        metadata = outputs[0][1] if outputs else {}
+        self._publish(_PLACEHOLDER, metadata, update=True)
+        for bundle, meta in outputs:
+            self._publisher.publish(data=bundle, metadata=meta)
+
+
+class TextSurface:
+    """Prints the transcript's log as it grows, then the final status line."""
+
+    def __init__(self) -> None:
+        self._printed = 0
+        self._line_open = False
+        self.updates = 0
+
+    def start(self) -> None:
+        return None
+
+    def refresh(self, view: _Rendered) -> None:
+        log = view.log
+        end = len(log)
+        if end > self._printed:
+            self.updates += 1
+            text = "".join(log[self._printed : end])
+            sys.stdout.write(text)
+            sys.stdout.flush()
+            self._printed = end
+            self._line_open = not text.endswith("\n")
+
+    def finish(self, outputs: list[tuple[Bundle, dict[str, Any]]], view: _Rendered) -> None:
+        self.refresh(view)
+        status = view.text().rsplit("\n", 1)[-1]
+        sys.stdout.write(("\n" if self._line_open else "") + status + "\n")
+        sys.stdout.flush()

@@ -1,0 +1,183 @@
+"""``%%agent`` / ``%agent``: from the magic's options and cell to an agent, a prompt and where to store the result.
+
+Everything is checked before the run starts (variables exist, options fit
+together, the core supports what was asked), so a mistake costs one error line
+and leaves the notebook as it was.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import keyword
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..agent import Agent, AgentConfig
+from ..exceptions import SelectoolsError
+from ..tools import Tool
+from ._components import error_line
+from ._interpolate import interpolate
+from ._options import ParsedLine
+from .errors import NotebookUsageError
+from .providers import build_provider
+from .state import NotebookState
+
+__all__ = ["AgentRequest", "prepare_run"]
+
+#: options that describe an agent to build, so they cannot go with an existing one
+_BUILD_OPTIONS = ("provider", "model", "tools", "system", "memory", "max_iterations")
+
+
+@dataclass
+class AgentRequest:
+    """A checked request to run: the agent, the interpolated prompt and output choices."""
+
+    agent: Agent
+    prompt: str
+    response_format: Any = None
+    output_format: str = "text"
+    output: str | None = None
+
+
+def prepare_run(
+    magic: str,
+    parsed: ParsedLine,
+    prompt: str,
+    state: NotebookState,
+    namespace: Mapping[str, Any],
+    environ: Mapping[str, str] | None = None,
+) -> AgentRequest:
+    """Validate the options and build (or find) the agent; raises :class:`NotebookUsageError`."""
+    options = parsed.options
+    text = interpolate(prompt, namespace, where=magic).strip()
+    if not text:
+        raise NotebookUsageError(f"{magic}: the prompt is empty; write it in the cell")
+    output = options["output"]
+    if output is not None and (not output.isidentifier() or keyword.iskeyword(output)):
+        raise NotebookUsageError(f"{magic}: -o needs a variable name, got '{output}'")
+    name = _agent_name(magic, parsed)
+    if name is not None:
+        given = [f"--{o.replace('_', '-')}" for o in _BUILD_OPTIONS if options[o] is not None]
+        if given:
+            raise NotebookUsageError(
+                f"{magic}: {', '.join(given)} describe a new agent and cannot be used with "
+                f"the existing agent '{name}'"
+            )
+        agent = _existing_agent(magic, name, namespace)
+    else:
+        agent = _build_agent(magic, options, state, namespace, environ)
+    return AgentRequest(
+        agent=agent,
+        prompt=text,
+        response_format=_response_format(magic, options["response_format"], namespace),
+        output_format=options["format"] or "text",
+        output=output,
+    )
+
+
+def _agent_name(magic: str, parsed: ParsedLine) -> str | None:
+    named = parsed.options["agent"]
+    positional = parsed.positional[0] if parsed.positional else None
+    if named and positional and named != positional:
+        raise NotebookUsageError(
+            f"{magic}: two agents given ('{positional}' and --agent {named}); give one"
+        )
+    return named or positional
+
+
+def _existing_agent(magic: str, name: str, namespace: Mapping[str, Any]) -> Agent:
+    value = namespace.get(name)
+    if isinstance(value, Agent):
+        return value
+    agents = sorted(k for k, v in namespace.items() if isinstance(v, Agent) and k[0] != "_")
+    found = f"Agent variables: {', '.join(agents)}" if agents else "the notebook has no Agent"
+    what = "is not defined" if name not in namespace else f"is a {type(value).__name__}"
+    raise NotebookUsageError(f"{magic}: '{name}' {what}, not an Agent ({found})")
+
+
+def _tools(
+    magic: str, spec: str | None, state: NotebookState, namespace: Mapping[str, Any]
+) -> list[Any]:
+    if spec is None:
+        return list(state.tools.values())
+    tools = []
+    for name in (part.strip() for part in spec.split(",")):
+        if not name:
+            continue
+        value = state.tools.get(name, namespace.get(name))
+        if isinstance(value, Tool) or (callable(value) and not isinstance(value, type)):
+            tools.append(value)
+            continue
+        known = ", ".join(state.tools) or "none yet (define them with %%tool)"
+        raise NotebookUsageError(f"{magic}: unknown tool '{name}'; notebook tools: {known}")
+    return tools
+
+
+def _memory(magic: str, name: str, state: NotebookState) -> Any:
+    try:
+        from ..memory import ConversationMemory  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        raise NotebookUsageError(
+            f"{magic}: --memory needs selectools.memory.ConversationMemory, which this version "
+            "of selectools does not have yet"
+        ) from None
+    key = name or "default"
+    if key not in state.memories:
+        state.memories[key] = ConversationMemory()
+    return state.memories[key]
+
+
+def _build_agent(
+    magic: str,
+    options: dict[str, Any],
+    state: NotebookState,
+    namespace: Mapping[str, Any],
+    environ: Mapping[str, str] | None,
+) -> Agent:
+    iterations = options["max_iterations"]
+    if iterations is not None and iterations < 1:
+        raise NotebookUsageError(f"{magic}: --max-iterations must be 1 or more, got {iterations}")
+    tools = _tools(magic, options["tools"], state, namespace)
+    system = options["system"]
+    if system is not None:
+        system = interpolate(system, namespace, where=f"{magic} --system")
+    provider = build_provider(options["provider"] or state.provider, namespace, environ)
+    memory = _memory(magic, options["memory"], state) if options["memory"] is not None else None
+    settings: dict[str, Any] = {"name": "notebook"}
+    model = options["model"] or state.model
+    if model:
+        settings["model"] = model
+    if iterations is not None:
+        settings["max_iterations"] = iterations
+    try:
+        return Agent(
+            tools=tools,
+            provider=provider,
+            config=AgentConfig(**settings),
+            memory=memory,
+            system_prompt=system,
+        )
+    except (SelectoolsError, TypeError, ValueError) as exc:
+        raise NotebookUsageError(f"{magic}: cannot build the agent: {error_line(exc)}") from None
+
+
+def _response_format(magic: str, name: str | None, namespace: Mapping[str, Any]) -> Any:
+    if name is None:
+        return None
+    if name not in namespace:
+        raise NotebookUsageError(
+            f"{magic}: --response-format '{name}' is not defined in the notebook"
+        )
+    value = namespace[name]
+    if not isinstance(value, (type, dict)):
+        raise NotebookUsageError(
+            f"{magic}: --response-format needs a class (such as a pydantic model) or a JSON "
+            f"Schema dict; '{name}' is a {type(value).__name__}"
+        )
+    if importlib.util.find_spec("selectools.structured") is None:
+        raise NotebookUsageError(
+            f"{magic}: --response-format needs structured output (selectools.structured), "
+            "which this version of selectools does not have yet"
+        )
+    return value

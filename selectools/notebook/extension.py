@@ -1,0 +1,82 @@
+"""``%load_ext selectools`` / ``%unload_ext selectools``.
+
+Loading registers the magics, a :class:`NotebookState` for the shell, HTML
+formatters for the small core values that have no rich repr of their own
+(trace steps, tool calls) and an input transform that hands ``%agent`` prompts
+to the magic verbatim. It imports neither pandas nor plotly, touches no
+event loop and only imports the agent machinery when a magic first runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .magics import SelectoolsMagics
+from .state import NotebookState
+
+__all__ = ["load_ipython_extension", "protect_agent_lines", "unload_ipython_extension"]
+
+
+def _step_html(step: Any) -> str:
+    from .render import step_html
+
+    return step_html(step)
+
+
+def _tool_call_html(call: Any) -> str:
+    from .render import tool_call_html
+
+    return tool_call_html(call)
+
+
+#: registered by module and name, so nothing is imported until one is displayed
+_FORMATTERS = (
+    ("selectools.trace", "TraceStep", _step_html),
+    ("selectools.types", "ToolCall", _tool_call_html),
+)
+
+
+def protect_agent_lines(lines: list[str]) -> list[str]:
+    """Pass ``%agent <prompt>`` lines to the magic verbatim.
+
+    IPython reads a line ending in ``?`` as a help request (``%agent Where is
+    Paris?`` would look up ``Paris``) and tokenizes the rest; a prompt is prose,
+    so such lines become an explicit magic call before IPython's transforms run.
+    """
+    out = []
+    for line in lines:
+        body = line.rstrip("\r\n")
+        if body.startswith(_AGENT_LINE) and body[len(_AGENT_LINE) :].strip():
+            text = body[len(_AGENT_LINE) :]
+            line = f"get_ipython().run_line_magic('agent', {text!r})" + line[len(body) :]
+        out.append(line)
+    return out
+
+
+_AGENT_LINE = "%agent "
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    ipython.register_magics(SelectoolsMagics(ipython, NotebookState()))
+    html = ipython.display_formatter.formatters["text/html"]
+    for module, name, render in _FORMATTERS:
+        html.for_type_by_name(module, name, render)
+    cleanup = ipython.input_transformers_cleanup
+    if protect_agent_lines not in cleanup:
+        cleanup.append(protect_agent_lines)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    cleanup = ipython.input_transformers_cleanup
+    if protect_agent_lines in cleanup:
+        cleanup.remove(protect_agent_lines)
+    manager = ipython.magics_manager
+    ours = manager.registry.pop(SelectoolsMagics.__name__, None)
+    if ours is not None:
+        for kind, table in manager.magics.items():
+            for name in list(ours.magics.get(kind, {})):
+                if getattr(table.get(name), "__self__", None) is ours:
+                    del table[name]
+    html = ipython.display_formatter.formatters["text/html"]
+    for module, name, _ in _FORMATTERS:
+        html.pop(f"{module}.{name}", None)

@@ -1,0 +1,221 @@
+"""The magics ``%load_ext selectools`` registers: ``%selectools``, ``%%tool``, ``%%agent``/``%agent``.
+
+Magics are thin: they parse their line, call the module that does the work and
+turn a :class:`NotebookUsageError` into IPython's one-line ``UsageError`` (no
+traceback). IPython's own ``{var}`` expansion of magic lines is switched off so
+interpolation (and its error messages) are ours.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import (
+    Magics,
+    cell_magic,
+    line_cell_magic,
+    line_magic,
+    magics_class,
+    no_var_expand,
+)
+
+from ..exceptions import SelectoolsError
+from . import _frontend
+from ._components import error_line
+from ._magic_options import AGENT_OPTIONS, TOOL_OPTIONS
+from ._options import Option, parse_line
+from .errors import NotebookUsageError
+from .providers import PROVIDERS, provider_variables
+from .state import NotebookState
+from .status import Status, status
+
+__all__ = ["SelectoolsMagics"]
+
+_SETTINGS = ("provider", "model", "display")
+
+
+@contextlib.contextmanager
+def _usage_errors() -> Iterator[None]:
+    """Bad input becomes one ``UsageError: ...`` line; nothing of our internals is shown."""
+    try:
+        yield
+    except NotebookUsageError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _help(options: tuple[Option, ...]) -> str:
+    """The option table, indented like the docstring it is appended to."""
+    return "".join(" " * 10 + option.usage() + "\n" for option in options)
+
+
+@magics_class
+class SelectoolsMagics(Magics):
+    """Define tools and run agents from notebook cells."""
+
+    def __init__(self, shell: Any, state: NotebookState) -> None:
+        super().__init__(shell)
+        self.state = state
+
+    @property
+    def _shell(self) -> Any:
+        return self.shell
+
+    @property
+    def _namespace(self) -> dict[str, Any]:
+        namespace: dict[str, Any] = self._shell.user_ns
+        return namespace
+
+    # -- %selectools ----------------------------------------------------------------
+    @no_var_expand
+    @line_magic
+    def selectools(self, line: str) -> Status:
+        """Show or set the notebook's selectools defaults.
+
+        %selectools                                     status: version, provider, model,
+                                                        API keys found (never their values), tools
+        %selectools provider=openai model=gpt-4o-mini   set defaults for %%agent
+        %selectools provider=auto                       a provider whose key is set, else offline
+        %selectools display=text                        print plain text (auto, live or text)
+
+        Providers: openai, anthropic, gemini, ollama, local (offline echo), scripted
+        (the notebook's ScriptedProvider), auto, or any provider variable.
+        """
+        with _usage_errors():
+            self._apply_settings(line)
+        frontend = _frontend.detect(self.shell)
+        return status(self.state, self._namespace, os.environ, frontend)
+
+    def _apply_settings(self, line: str) -> None:
+        changes: dict[str, str | None] = {}
+        for item in line.split():
+            key, sep, value = item.partition("=")
+            if not sep:
+                raise NotebookUsageError(
+                    f"%selectools: expected key=value, got '{item}' (keys: {', '.join(_SETTINGS)})"
+                )
+            if key not in _SETTINGS:
+                close = difflib.get_close_matches(key, _SETTINGS, n=1)
+                hint = f" (did you mean {close[0]}?)" if close else ""
+                raise NotebookUsageError(
+                    f"%selectools: unknown setting '{key}'{hint}; settings: {', '.join(_SETTINGS)}"
+                )
+            changes[key] = self._check_setting(key, value)
+        for key, setting in changes.items():
+            setattr(self.state, key, setting)
+
+    def _check_setting(self, key: str, value: str) -> str | None:
+        if key == "model":
+            return None if value in ("", "default") else value
+        if key == "display":
+            if value not in _frontend.DISPLAY_MODES:
+                raise NotebookUsageError(
+                    f"%selectools: display must be one of {', '.join(_frontend.DISPLAY_MODES)}, "
+                    f"got '{value}'"
+                )
+            return value
+        if value == "auto" or value in PROVIDERS or value in provider_variables(self._namespace):
+            return value
+        known = [*PROVIDERS, "auto", *provider_variables(self._namespace)]
+        close = difflib.get_close_matches(value, known, n=1)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        raise NotebookUsageError(
+            f"%selectools: unknown provider '{value}'{hint}; use one of {', '.join(known)}"
+        )
+
+    # -- %%tool -----------------------------------------------------------------------
+    @no_var_expand
+    @cell_magic
+    def tool(self, line: str, cell: str) -> None:
+        """Turn the functions defined in this cell into tools.
+
+        Each public function (a name not starting with _) becomes a @tool: its
+        description comes from the docstring, its schema from the type hints.
+        The tool replaces the function in the notebook (still callable like it),
+        joins the notebook's tool set used by %%agent, and keeps the cell source.
+        Running the cell again replaces the tools.
+
+        Options:
+        """
+        from .render import mimebundle
+        from .tool_cell import ToolOptions, define_tools
+
+        with _usage_errors():
+            options = parse_line("%%tool", line, TOOL_OPTIONS).options
+            compiler = self._shell.compile
+            tools = define_tools(
+                cell,
+                self._namespace,
+                ToolOptions(**options),
+                filename=compiler.cache(cell, self._shell.execution_count),
+                flags=compiler.flags,
+            )
+        for made in tools:
+            self.state.tools[made.name] = made
+            _frontend.show(self.shell, mimebundle(made), self.state.display)
+
+    # -- %%agent / %agent -----------------------------------------------------------------
+    @no_var_expand
+    @line_cell_magic
+    def agent(self, line: str, cell: str | None = None) -> None:
+        """Run an agent on the cell (or the rest of the line), streaming live.
+
+        %%agent [NAME] [options]      the cell is the prompt; {var} inserts a notebook variable
+        %agent [options] PROMPT       one-line form
+
+        Without NAME or --agent an agent is built from the options, the %selectools
+        defaults and every %%tool tool. The output streams text and tool cards and
+        ends with the rendered result; its metadata records model, provider, tokens,
+        cost, latency and trace id.
+
+        Options:
+        """
+        from .agent_cell import prepare_run
+        from .live import run_live
+
+        magic = "%agent" if cell is None else "%%agent"
+        with _usage_errors():
+            if cell is None:
+                parsed = parse_line(magic, line, AGENT_OPTIONS, text_rest=True)
+                prompt = parsed.rest
+                if not prompt:
+                    raise NotebookUsageError(
+                        "%agent: give a prompt after the options (or use %%agent and write it "
+                        "in the cell)"
+                    )
+            else:
+                parsed = parse_line(magic, line, AGENT_OPTIONS, positional=1)
+                prompt = cell
+            request = prepare_run(magic, parsed, prompt, self.state, self._namespace)
+            try:
+                result = run_live(
+                    request.agent,
+                    request.prompt,
+                    response_format=request.response_format,
+                    output_format=request.output_format,
+                    shell=self.shell,
+                    display=self.state.display,
+                )
+            except NotebookUsageError:
+                raise
+            except SelectoolsError as exc:
+                raise NotebookUsageError(f"{magic}: the run failed: {error_line(exc)}") from None
+        if request.output is not None:
+            self._namespace[request.output] = result
+
+
+def _document() -> None:
+    """Append the option lists to the magics' docstrings (shown by ``%%agent?``)."""
+    for method, options in (
+        (SelectoolsMagics.tool, TOOL_OPTIONS),
+        (SelectoolsMagics.agent, AGENT_OPTIONS),
+    ):
+        if method.__doc__ is not None:
+            method.__doc__ = method.__doc__.rstrip() + "\n" + _help(options)
+
+
+_document()

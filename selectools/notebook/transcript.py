@@ -1,0 +1,231 @@
+"""The transcript of one run as the live view shows it.
+
+It is fed in order with what the run produced: the items of ``agent.stream()``
+(text deltas, the final :class:`AgentResult`) and the observer events between
+them (iterations, retries, tool starts and ends). Rendering is a pure function
+of that input, so the final render is deterministic and equals the full
+transcript; durations appear only inside ``<span class="st-ms">``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..types import AgentResult, Message, StreamChunk
+from . import _html as h
+from ._components import ToolCard, error_line, tool_card_html, tool_card_text
+from .render import (
+    STOP_TONES,
+    render_html,
+    result_details_html,
+    result_header_html,
+    result_header_text,
+)
+
+__all__ = ["Iteration", "Transcript"]
+
+
+@dataclass
+class Iteration:
+    """One model turn: the text it streamed, notes (retries) and the tools it ran."""
+
+    number: int
+    parts: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    cards: list[ToolCard] = field(default_factory=list)
+    version: int = 0
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+class Transcript:
+    """Text, tool cards and notes of a run, grouped by iteration; renders HTML and text.
+
+    ``log`` is the append-only text a terminal prints as the run goes; ``html()``
+    and ``text()`` render the whole transcript (live, or final once ``result`` is set).
+    """
+
+    def __init__(self, title: str) -> None:
+        self.title = title
+        self.iterations: list[Iteration] = []
+        self.cards: dict[str, ToolCard] = {}
+        self.messages: list[Message] = []
+        self.system_prompt = ""
+        self.errors: list[str] = []
+        self.result: AgentResult | None = None
+        self.stopped = False
+        self.log: list[str] = []
+        self._line_open = False
+        self._cache: dict[tuple[int, bool, bool], tuple[int, str]] = {}
+
+    # -- input ----------------------------------------------------------------
+    def _iteration(self, number: int) -> Iteration:
+        if not self.iterations or self.iterations[-1].number != number:
+            for block in reversed(self.iterations):
+                if block.number == number:
+                    return block
+            self.iterations.append(Iteration(number))
+        return self.iterations[-1]
+
+    def _current(self) -> Iteration:
+        return self.iterations[-1] if self.iterations else self._iteration(1)
+
+    def _write(self, text: str, *, line: bool = False) -> None:
+        if line:
+            text = ("\n" if self._line_open else "") + text + "\n"
+        self.log.append(text)
+        self._line_open = not text.endswith("\n")
+
+    def feed(self, items: list[Any]) -> None:
+        """Add items of the stream: text deltas, tool-call announcements, the result."""
+        run: list[str] = []  # consecutive text of one iteration, added in one go
+        iteration = -1
+        for item in items:
+            if item.__class__ is StreamChunk:
+                if item.content:
+                    if item.iteration != iteration:
+                        self._add_text(iteration, run)
+                        run, iteration = [], item.iteration
+                    run.append(item.content)
+            elif isinstance(item, AgentResult):
+                self.result = item
+        self._add_text(iteration, run)
+
+    def _add_text(self, iteration: int, parts: list[str]) -> None:
+        if parts:
+            block = self._iteration(iteration)
+            block.parts.extend(parts)
+            block.version += 1
+            self._write("".join(parts))
+
+    def apply(self, name: str, args: tuple[Any, ...]) -> None:
+        """Add one observer event (``name`` without ``on_``; ``args`` after ``run_id``)."""
+        handler = getattr(self, "_on_" + name, None)
+        if handler is not None:
+            handler(*args)
+
+    def _on_run_start(self, messages: list[Message], system_prompt: str) -> None:
+        self.messages = list(messages)
+        self.system_prompt = system_prompt
+
+    def _on_iteration_start(self, iteration: int, messages: Any) -> None:
+        self._iteration(iteration)
+
+    def _on_llm_retry(self, attempt: int, max_retries: int, error: Any, backoff: float) -> None:
+        block = self._current()
+        block.parts.clear()  # the failed attempt's partial text is replaced by the retry's
+        note = f"retry {attempt}/{max_retries} after {error_line(error)}"
+        block.notes.append(note)
+        block.version += 1
+        self._write(f"  ↻ {note}", line=True)
+
+    def _on_tool_start(self, call_id: str, tool_name: str, tool_args: Any) -> None:
+        card = ToolCard(name=tool_name, args=dict(tool_args or {}), call_id=call_id)
+        block = self._current()
+        block.cards.append(card)
+        block.version += 1
+        self.cards[call_id] = card
+        self._write(tool_card_text(card), line=True)
+
+    def _finish_card(self, call_id: str, status: str, duration_ms: float, **values: Any) -> None:
+        card = self.cards.get(call_id)
+        if card is None:
+            return
+        card.status = status
+        card.duration_ms = duration_ms
+        for key, value in values.items():
+            setattr(card, key, value)
+        self._current().version += 1
+        self._write(f"{tool_card_text(card)} ({h.format_ms(duration_ms)})", line=True)
+
+    def _on_tool_end(self, call_id: str, tool_name: str, result: Any, duration_ms: float) -> None:
+        self._finish_card(call_id, "ok", duration_ms, result=str(result))
+
+    def _on_tool_error(
+        self, call_id: str, tool_name: str, error: Any, tool_args: Any, duration_ms: float
+    ) -> None:
+        self._finish_card(call_id, "error", duration_ms, error=error_line(error))
+
+    def _on_error(self, error: Any, context: Any) -> None:
+        self.errors.append(error_line(error))
+        self._write(f"  ✗ {self.errors[-1]}", line=True)
+
+    def _on_cancelled(self, reason: Any) -> None:
+        self.errors.append(f"cancelled ({reason})")
+        self._write(f"  ✗ {self.errors[-1]}", line=True)
+
+    def stop(self, reason: str) -> None:
+        """The run ended by raising: say why (unless its events already did)."""
+        self.stopped = True
+        if not self.errors:
+            self.errors.append(reason)
+            self._write(f"  ✗ {reason}", line=True)
+
+    # -- output -----------------------------------------------------------------
+    def _answer_block(self) -> Iteration | None:
+        """The block holding the final answer's text (hidden when shown separately)."""
+        result = self.result
+        if result is None or result.stop_reason != "final" or not self.iterations:
+            return None
+        return self.iterations[-1]
+
+    def _block_html(self, block: Iteration, numbered: bool, hide_text: bool) -> str:
+        key = (block.number, numbered, hide_text)
+        cached = self._cache.get(key)
+        if cached is not None and cached[0] == block.version:
+            return cached[1]
+        html = f"<div>{h.muted(f'iteration {block.number}')}</div>" if numbered else ""
+        html += "".join(f"<div>{h.muted('↻ ' + note)}</div>" for note in block.notes)
+        if block.parts and not hide_text:
+            html += h.pre(block.text)
+        html += "".join(tool_card_html(card) for card in block.cards)
+        self._cache[key] = (block.version, html)
+        return html
+
+    def html(self, *, hide_answer: bool = False) -> str:
+        """The transcript as HTML; with a result, the final render (status, usage, details)."""
+        result = self.result
+        hidden = self._answer_block() if hide_answer else None
+        numbered = len(self.iterations) > 1
+        if result is None:
+            tone = "error" if self.stopped else "info"
+            status = h.badge("stopped" if self.stopped else "running", tone)
+        else:
+            status = result_header_html(result)
+            tone = STOP_TONES.get(result.stop_reason, "muted")
+        parts = [f"<div>{h.badge('agent', tone)} {h.esc(self.title)}</div>"]
+        parts += [self._block_html(b, numbered, b is hidden) for b in self.iterations]
+        parts += [h.pre(error, tone="error") for error in self.errors]
+        parts.append(status if result is not None else f"<div>{status}</div>")
+        if result is not None:
+            parts.append(result_details_html(result, tool_calls=False))
+            if self.messages or self.system_prompt:
+                parts.append(self._messages_html())
+        return h.box("".join(parts), "run", tone)
+
+    def _messages_html(self) -> str:
+        body = ""
+        if self.system_prompt:
+            body += h.details("System prompt", h.pre(self.system_prompt))
+        body += "".join(render_html(message) for message in self.messages)
+        return h.details(h.esc(f"Messages ({len(self.messages)})"), body)
+
+    def text(self, *, hide_answer: bool = False) -> str:
+        """The whole transcript as plain text, without durations (deterministic)."""
+        hidden = self._answer_block() if hide_answer else None
+        lines = [f"[agent] {self.title}"]
+        numbered = len(self.iterations) > 1
+        for block in self.iterations:
+            if numbered:
+                lines.append(f"--- iteration {block.number}")
+            lines += [f"  ↻ {note}" for note in block.notes]
+            if block.parts and block is not hidden:
+                lines.append(block.text)
+            lines += [tool_card_text(card) for card in block.cards]
+        lines += [f"  ✗ {error}" for error in self.errors]
+        if self.result is not None:
+            lines.append(f"[{result_header_text(self.result)}]")
+        return "\n".join(lines)

@@ -1,0 +1,132 @@
+"""The demo notebook, executed in a real kernel (nbclient): streaming, cards, results, charts, metadata."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parents[2]
+TOUR = ROOT / "notebooks" / "notebook_tour.ipynb"
+
+pytestmark = [pytest.mark.kernel, pytest.mark.slow]
+
+PROBE = """
+import json
+print(json.dumps({
+    "type": type(result).__name__,
+    "content": result.content,
+    "trace_id": result.trace.run_id,
+    "tokens": result.usage.total_tokens,
+    "tool": get_price.name,
+    "source": get_price.source.splitlines()[0],
+    "quote": quote.parsed.model_dump(),
+}))
+"""
+
+
+class RecordingClient(NotebookClient):
+    """Keeps every iopub message per cell, including display updates a saved notebook folds in."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.messages: dict[int, list[dict]] = {}
+
+    def process_message(self, msg, cell, cell_index):
+        self.messages.setdefault(cell_index, []).append(msg)
+        return super().process_message(msg, cell, cell_index)
+
+
+def _index(nb, first_line: str) -> int:
+    return next(i for i, c in enumerate(nb.cells) if c.source.startswith(first_line))
+
+
+@pytest.fixture(scope="module")
+def executed():
+    nb = nbformat.read(TOUR, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(PROBE))
+    env_path = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env_path]))
+    try:
+        client = RecordingClient(
+            nb,
+            timeout=120,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(TOUR.parent)}},
+        )
+        client.execute()
+    finally:
+        if env_path is None:
+            del os.environ["PYTHONPATH"]
+        else:
+            os.environ["PYTHONPATH"] = env_path
+    return nb, client.messages
+
+
+def test_agent_cell_streams_then_renders_the_full_transcript(executed):
+    nb, messages = executed
+    index = _index(nb, "%%agent -o result")
+    updates = [m for m in messages[index] if m["msg_type"] == "update_display_data"]
+    live = [m["content"]["data"] for m in updates]
+    assert len(live) >= 2, "the view was redrawn while the run went on"
+    final_text = "Here is what I found: laptop costs 999.00 USD."
+    redraws = [data["text/html"] for data in live[:-1]]
+    assert any("running" in html and final_text not in html for html in redraws)
+    assert live[-1] == {"text/plain": ""}  # the live output ends as the placeholder
+    placeholder, final = nb.cells[index].outputs
+    assert placeholder.data == {"text/plain": ""}
+    assert final_text in final.data["text/plain"]
+    html = final.data["text/html"]
+    assert "get_price" in html and "laptop costs 999.00 USD" in html  # the tool card
+    assert "Let me look that up." in html and "Usage and cost" in html
+
+
+def test_parallel_tool_cards_and_gantt_figure(executed):
+    nb, _ = executed
+    compare = nb.cells[_index(nb, "%%agent -o compare")].outputs[-1].data["text/plain"]
+    assert compare.count("[tool] get_price(") == 3
+    figure = nb.cells[_index(nb, "compare.trace.gantt()")].outputs[0].data
+    plot = figure["application/vnd.plotly.v1+json"]
+    traces = {t["name"]: t for t in plot["data"]}
+    assert set(traces) == {"LLM call", "tool call"}
+    assert plot["layout"]["yaxis"]["categoryarray"] == [
+        "LLM",
+        "tool · lane 0",
+        "tool · lane 1",
+        "tool · lane 2",
+    ]
+    tools = traces["tool call"]
+    assert sorted(tools["y"]) == ["tool · lane 0", "tool · lane 1", "tool · lane 2"]
+    assert {row[0] for row in tools["customdata"]} == {"get_price"}
+
+
+def test_stored_result_and_output_metadata(executed):
+    nb, _ = executed
+    probe = json.loads(nb.cells[-1].outputs[0].text)
+    assert probe["type"] == "AgentResult"
+    assert probe["content"] == "Here is what I found: laptop costs 999.00 USD."
+    assert probe["tool"] == "get_price"
+    assert probe["source"] == "def get_price(product: str) -> str:"
+    assert probe["quote"] == {"product": "tablet", "price": 449.0}
+    index = _index(nb, "%%agent -o result")
+    meta = nb.cells[index].outputs[-1].metadata["selectools"]
+    assert meta["trace_id"] == probe["trace_id"]
+    assert meta["tokens"] == probe["tokens"]
+    assert meta["provider"] == "scripted" and meta["model"] == "gpt-5-mini"
+    assert meta["cost_usd"] > 0 and meta["latency_ms"] > 0
+
+
+def test_formats_and_mistakes(executed):
+    nb, _ = executed
+    markdown = nb.cells[_index(nb, "%agent --format markdown")].outputs[-1].data
+    assert markdown["text/markdown"].startswith("| product | price |")
+    as_json = nb.cells[_index(nb, "%agent --format json")].outputs[-1].data
+    assert as_json["application/json"] == {"laptop": 999.0, "phone": 699.0, "tablet": 449.0}
+    typo = nb.cells[_index(nb, "%%agent --modle")].outputs
+    assert [o.name for o in typo] == ["stderr"]
+    lines = typo[0].text.strip().splitlines()
+    assert len(lines) == 1 and "did you mean --model?" in lines[0]

@@ -1,0 +1,159 @@
+"""The live view: throttled redraws, true event order, retries, failures, and the final render."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from IPython.core.displaypub import CapturingDisplayPublisher
+
+from selectools import Agent, AgentConfig, tool
+from selectools.exceptions import ProviderError
+from selectools.notebook.live import LiveRun, output_metadata, run_live
+from selectools.testing import ScriptedProvider, reply, tool_call
+from selectools.usage import UsageStats
+
+
+class FakeShell:
+    """Just what the live view uses of a kernel shell: a display publisher."""
+
+    def __init__(self) -> None:
+        self.display_pub = CapturingDisplayPublisher()
+
+    @property
+    def outputs(self) -> list[dict]:
+        return self.display_pub.outputs
+
+
+@tool()
+def lookup(key: str) -> str:
+    """Looks a key up."""
+    time.sleep(0.01)
+    return key.upper()
+
+
+def test_redraws_are_throttled_and_show_partial_text():
+    words = [f"w{i} " for i in range(150)]
+    provider = ScriptedProvider([reply("".join(words), chunks=words, chunk_latency=0.005)])
+    shell = FakeShell()
+    started = time.perf_counter()
+    result = run_live(Agent(provider=provider), "go", shell=shell, updates_per_second=30)
+    elapsed = time.perf_counter() - started
+    updates = [o for o in shell.outputs if o["update"]][:-1]  # the last one is the placeholder
+    assert len(updates) <= 30 * elapsed + 1
+    assert len(updates) >= 3  # it did stream, not just render at the end
+    assert all(set(o["data"]) == {"text/html"} for o in updates)  # redraws carry HTML only
+    partial = [o["data"]["text/html"] for o in updates]
+    assert any("w0 " in html and "w149" not in html for html in partial)
+    assert result is not None and result.content == "".join(words)
+
+
+def test_parallel_tool_cards_sit_in_their_iteration_in_call_order():
+    provider = ScriptedProvider(
+        [reply("Looking.", tool_call("lookup", key="a"), tool_call("lookup", key="b")), "A and B."]
+    )
+    shell = FakeShell()
+    run_live(Agent(tools=[lookup], provider=provider), "go", shell=shell)
+    text = shell.outputs[-1]["data"]["text/plain"]
+    assert text.splitlines() == [
+        "[agent] agent · scripted · gpt-5-mini",
+        "--- iteration 1",
+        "Looking.",
+        '  [tool] lookup({"key": "a"}) → A',
+        '  [tool] lookup({"key": "b"}) → B',
+        "--- iteration 2",
+        "A and B.",
+        text.splitlines()[-1],
+    ]
+    assert text.splitlines()[-1].startswith("[final · 2 iterations · 2 tool calls · ")
+
+
+class FlakyStream:
+    """Streams two words, then fails once with a retryable error; the retry succeeds."""
+
+    name = "flaky"
+    supports_streaming = True
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def complete(self, **kwargs):  # pragma: no cover - the view always streams
+        raise AssertionError("not used")
+
+    def stream(self, **kwargs):
+        self.calls += 1
+        if self.calls == 1:
+            yield "half "
+            yield "written "
+            raise ProviderError("connection reset", retryable=True)
+        yield "Whole answer."
+        yield UsageStats(prompt_tokens=3, completion_tokens=2, model="m", provider="flaky")
+
+
+def test_a_retried_stream_replaces_its_partial_text_and_notes_the_retry():
+    shell = FakeShell()
+    agent = Agent(provider=FlakyStream(), config=AgentConfig(retry_backoff_seconds=0))
+    result = run_live(agent, "go", shell=shell)
+    assert result is not None and result.content == "Whole answer."
+    final = shell.outputs[-1]["data"]
+    assert "half" not in final["text/plain"]
+    assert "↻ retry 1/2 after ProviderError: connection reset" in final["text/plain"]
+    assert "retry 1/2" in final["text/html"]
+
+
+class Broken:
+    name = "broken"
+
+    def complete(self, **kwargs):  # pragma: no cover - the view always streams
+        raise AssertionError("not used")
+
+    def stream(self, **kwargs):
+        yield "partial "
+        raise RuntimeError("provider bug")
+
+
+def test_a_run_that_raises_closes_the_view_then_propagates():
+    shell = FakeShell()
+    with pytest.raises(RuntimeError, match="provider bug"):
+        run_live(Agent(provider=Broken()), "go", shell=shell)
+    placeholder, final = [o for o in shell.outputs if not o["update"]]
+    assert placeholder["data"] == {"text/plain": ""}
+    assert "stopped" in final["data"]["text/html"]
+    assert "RuntimeError: provider bug" in final["data"]["text/plain"]
+    assert "partial" in final["data"]["text/plain"]
+
+
+def test_text_display_prints_deltas_tool_lines_and_status(capsys):
+    provider = ScriptedProvider([reply("Looking.", tool_call("lookup", key="a")), "Done."])
+    run_live(Agent(tools=[lookup], provider=provider), "go", display="text")
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "Looking."
+    assert out[1] == '  [tool] lookup({"key": "a"}) running…'
+    assert out[2].startswith('  [tool] lookup({"key": "a"}) → A (') and out[2].endswith(" ms)")
+    assert out[3] == "Done."
+    assert out[4].startswith("[final · 2 iterations · 1 tool call")
+
+
+def test_output_metadata_describes_the_run():
+    result = Agent(provider=ScriptedProvider(["ok"])).run("x")
+    meta = output_metadata(result, "gpt-5-mini", "scripted")["selectools"]
+    assert meta["trace_id"] == result.trace.run_id
+    assert meta["tokens"] == result.usage.total_tokens
+    assert meta["cost_usd"] == result.usage.total_cost_usd
+    assert meta["latency_ms"] == pytest.approx(result.trace.total_duration_ms, abs=1e-3)
+    assert (meta["model"], meta["provider"], meta["stop_reason"], meta["iterations"]) == (
+        "gpt-5-mini",
+        "scripted",
+        "final",
+        1,
+    )
+
+
+def test_bad_arguments_are_clear_errors():
+    agent = Agent(provider=ScriptedProvider(["ok"]))
+    with pytest.raises(ValueError, match="output_format must be one of"):
+        run_live(agent, "x", shell=FakeShell(), output_format="yaml")
+    with pytest.raises(ValueError, match="display mode must be one of"):
+        run_live(agent, "x", shell=FakeShell(), display="fancy")
+    with pytest.raises(ValueError, match="updates_per_second must be > 0"):
+        LiveRun(None, "t", updates_per_second=0)  # type: ignore[arg-type]
