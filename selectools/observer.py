@@ -221,11 +221,13 @@ def _overrides(obj: Any, prefix: str, base: type) -> _OverrideInfo:
 class EventEmitter:
     """Delivers events of one run to its observers; never lets an observer break the run."""
 
-    __slots__ = ("_async_targets", "_sync_targets", "_tasks", "pending", "run_id")
+    __slots__ = ("_async_targets", "_generic", "_handlers", "_tasks", "active", "pending", "run_id")
 
     def __init__(self, run_id: str, observers: Sequence[Any], *, async_mode: bool = False) -> None:
         self.run_id = run_id
-        self._sync_targets: list[tuple[Any, frozenset[str], bool]] = []
+        # per event, the bound callbacks that implement it: unhandled events cost a dict miss
+        self._handlers: dict[str, list[Callable[..., Any]]] = {}
+        self._generic: list[Any] = []
         self._async_targets: list[tuple[Any, frozenset[str], bool]] = []
         self.pending: list[Event] = []
         self._tasks: set[asyncio.Future[Any]] = set()
@@ -233,41 +235,37 @@ class EventEmitter:
             if isinstance(observer, AsyncAgentObserver):
                 if async_mode:
                     names, generic = _overrides(observer, "a_", AsyncAgentObserver)
-                    self._async_targets.append((observer, names, generic))
+                    if names or generic:
+                        self._async_targets.append((observer, names, generic))
                 if not isinstance(observer, AgentObserver):
                     continue
             names, generic = _overrides(observer, "", AgentObserver)
-            if names or generic:
-                self._sync_targets.append((observer, names, generic))
-
-    @property
-    def active(self) -> bool:
-        return bool(self._sync_targets or self._async_targets)
+            for name in names:
+                self._handlers.setdefault(name, []).append(getattr(observer, name))
+            if generic:
+                self._generic.append(observer)
+        self.active = bool(self._handlers or self._generic or self._async_targets)
 
     def emit(self, name: str, *args: Any, **extras: Any) -> None:
         """Call ``name`` on every observer that implements it (args follow ``run_id``)."""
-        if not self._sync_targets and not self._async_targets:
-            return
-        event: Event | None = None
-        for observer, names, generic in self._sync_targets:
-            if name in names:
+        handlers = self._handlers.get(name)
+        if handlers is not None:
+            for handler in handlers:
                 try:
-                    getattr(observer, name)(self.run_id, *args)
+                    handler(self.run_id, *args)
                 except Exception:
-                    _log.warning(
-                        "observer %s.%s raised", type(observer).__name__, name, exc_info=True
-                    )
-            if generic:
-                if event is None:
-                    event = self._event(name, args, extras)
+                    _log.warning("observer %s raised", _label(handler), exc_info=True)
+        if self._generic or self._async_targets:
+            event = self._event(name, args, extras)
+            for observer in self._generic:
                 try:
                     observer.on_event(event)
                 except Exception:
                     _log.warning(
                         "observer %s.on_event raised", type(observer).__name__, exc_info=True
                     )
-        if self._async_targets:
-            self.pending.append(event or self._event(name, args, extras))
+            if self._async_targets:
+                self.pending.append(event)
 
     def _event(self, name: str, args: tuple[Any, ...], extras: dict[str, Any]) -> Event:
         data = dict(zip(EVENTS[name][1], args, strict=False))
@@ -311,6 +309,12 @@ class EventEmitter:
         self._tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
             _log.warning("async observer task raised", exc_info=task.exception())
+
+
+def _label(handler: Callable[..., Any]) -> str:
+    owner = getattr(handler, "__self__", None)
+    name = getattr(handler, "__name__", "callback")
+    return f"{type(owner).__name__}.{name}" if owner is not None else name
 
 
 def _summarise(value: Any) -> Any:

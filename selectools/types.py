@@ -198,12 +198,18 @@ def image_message(image: str, prompt: str) -> Message:
 
 @dataclass(slots=True)
 class StreamChunk:
-    """A piece of streamed output: a text delta, or the tool calls the model made."""
+    """A piece of streamed output: a text delta, or the tool calls the model made.
+
+    ``restart`` marks that the model call streaming this iteration failed after
+    some text went out: discard that iteration's partial text (the call is
+    retried, or the run ends with the error).
+    """
 
     content: str = ""
     role: Role = Role.ASSISTANT
     tool_calls: list[ToolCall] | None = None
     iteration: int = 0
+    restart: bool = False
 
 
 @dataclass
@@ -214,7 +220,8 @@ class AgentResult(RichDisplay):
     ``"max_iterations"``, ``"routing"``, ``"provider_error"``,
     ``"structured_output_failed"``, ``"budget_exceeded"``, ``"cancelled"``,
     ``"error"`` for a failed batch item); ``error`` holds the typed error when
-    the run ended because of one.
+    the run ended because of one. ``messages`` is the run's conversation: the
+    input (after any remembered history), assistant turns and tool results.
     """
 
     message: Message
@@ -230,6 +237,7 @@ class AgentResult(RichDisplay):
     provider_used: str | None = None
     stop_reason: str = "final"
     error: BaseException | None = None
+    messages: list[Message] = field(default_factory=list)
 
     @property
     def content(self) -> str:

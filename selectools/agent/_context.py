@@ -186,6 +186,7 @@ class RunContext:
             provider_used=self.provider_used,
             stop_reason=stop_reason,
             error=self.error,
+            messages=self.history,
         )
         self.agent._history = self.history
         self.emitter.emit("on_run_end", result)

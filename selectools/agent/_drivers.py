@@ -267,6 +267,7 @@ def drive_sync_stream(ctx: RunContext, program: Program) -> Iterator[StreamChunk
                 yield stop.value
                 return
             value = error = None
+            acc = None
             try:
                 if type(effect) is CallLLM and effect.stream:
                     acc = StreamAccumulator()
@@ -284,6 +285,8 @@ def drive_sync_stream(ctx: RunContext, program: Program) -> Iterator[StreamChunk
                 raise
             except BaseException as exc:
                 error = exc
+                if acc is not None and acc.parts:
+                    yield StreamChunk(iteration=ctx.iteration, restart=True)
     finally:
         program.close()
 
@@ -305,6 +308,7 @@ async def drive_async_stream(
                 return
             value = error = None
             await emitter.flush()
+            acc = None
             try:
                 if type(effect) is CallLLM and effect.stream:
                     acc = StreamAccumulator()
@@ -322,5 +326,7 @@ async def drive_async_stream(
                 raise
             except BaseException as exc:
                 error = exc
+                if acc is not None and acc.parts:
+                    yield StreamChunk(iteration=ctx.iteration, restart=True)
     finally:
         program.close()

@@ -349,3 +349,15 @@ def test_provider_errors_that_cannot_be_retried_end_the_run(fake_sleep):
     assert result.stop_reason == "provider_error"
     assert result.content == "Provider error: invalid api key"
     assert isinstance(result.error, ProviderError)
+
+
+def test_result_carries_the_runs_conversation():
+    provider = ScriptedProvider([tool_call("get_price", product="laptop"), "It costs $999."])
+    result = Agent(tools=[get_price], provider=provider).run("price?")
+    assert [m.role for m in result.messages] == [
+        Role.USER,
+        Role.ASSISTANT,
+        Role.TOOL,
+        Role.ASSISTANT,
+    ]
+    assert result.messages[-1].content == "It costs $999."

@@ -99,3 +99,63 @@ def test_closing_a_stream_early_does_not_hang_or_emit_run_end():
     assert isinstance(first, StreamChunk)
     stream.close()
     assert "on_run_end" not in [e.name for e in events]
+
+
+def test_a_stream_that_fails_midway_marks_a_restart(fake_sleep):
+    from selectools import ProviderError
+
+    class FlakyStream:
+        name = "flaky"
+        supports_streaming = True
+        supports_async = False
+
+        def __init__(self):
+            self.calls = 0
+
+        def stream(self, **kwargs):
+            self.calls += 1
+            yield "partial "
+            if self.calls == 1:
+                raise ProviderError("connection reset mid-stream")
+            yield "answer"
+
+    items = list(Agent(provider=FlakyStream()).stream("x"))
+    kinds = [
+        "result" if isinstance(i, AgentResult) else ("restart" if i.restart else i.content)
+        for i in items
+    ]
+    assert kinds == ["partial ", "restart", "partial ", "answer", "result"]
+    assert items[-1].content == "partial answer"
+    kept = []
+    for item in items[:-1]:
+        if item.restart:
+            kept.clear()
+        else:
+            kept.append(item.content)
+    assert "".join(kept) == items[-1].content
+
+
+def test_astream_restart_marker():
+    from selectools import ProviderError
+
+    class FlakyAsync:
+        name = "flaky"
+        supports_streaming = True
+        supports_async = True
+
+        def __init__(self):
+            self.calls = 0
+
+        async def astream(self, **kwargs):
+            self.calls += 1
+            yield "partial "
+            if self.calls == 1:
+                raise ProviderError("reset")
+            yield "answer"
+
+    agent = Agent(
+        provider=FlakyAsync(), config=__import__("selectools").AgentConfig(retry_backoff_seconds=0)
+    )
+    items = _collect_async(agent, "x")
+    assert [getattr(i, "restart", None) for i in items[:-1]] == [False, True, False, False]
+    assert items[-1].content == "partial answer"
