@@ -231,6 +231,9 @@ class EventEmitter:
         self._async_targets: list[tuple[Any, frozenset[str], bool]] = []
         self.pending: list[Event] = []
         self._tasks: set[asyncio.Future[Any]] = set()
+        if not observers:
+            self.active = False
+            return
         for observer in observers:
             if isinstance(observer, AsyncAgentObserver):
                 if async_mode:

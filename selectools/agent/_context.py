@@ -20,40 +20,27 @@ __all__ = ["RunContext"]
 
 
 class RunContext:
-    """Everything one run reads and writes."""
+    """Everything one run reads and writes.
 
-    __slots__ = (
-        "agent",
-        "cancel_tokens",
-        "config",
-        "cost_warned",
-        "denials",
-        "emitter",
-        "error",
-        "guarded",
-        "history",
-        "input_messages",
-        "iteration",
-        "last_usage",
-        "model",
-        "parsed",
-        "provider",
-        "provider_used",
-        "reasoning",
-        "reasoning_history",
-        "response_format",
-        "run_id",
-        "stream",
-        "stream_handler",
-        "structured_retries",
-        "system_prompt",
-        "tool_calls",
-        "tools",
-        "tools_by_name",
-        "trace",
-        "trimmed",
-        "usage",
-    )
+    Attributes that most runs never change are class-level defaults, so
+    starting a run only sets what every run needs.
+    """
+
+    iteration = 0
+    last_usage: UsageStats | None = None
+    reasoning: str | None = None
+    provider_used: str | None = None
+    error: BaseException | None = None
+    parsed: Any = None
+    response_format: Any = None
+    stream_handler: Callable[[str], None] | None = None
+    cost_warned = False
+    cancel_tokens: tuple[CancellationToken, ...] = ()
+    #: budgets or cancellation to check before each model call and tool batch
+    guarded = False
+    structured_retries = 0
+    denials: dict[tuple[str, str], str] | None = None
+    trimmed: list[Message] | None = None
 
     def __init__(
         self,
@@ -74,9 +61,9 @@ class RunContext:
         self.agent = agent
         self.config: AgentConfig = config
         self.run_id = run_id
-        self.provider = agent.provider
+        self.provider = agent._provider
         self.model = agent.model
-        self.system_prompt = agent.system_prompt
+        self.system_prompt = agent._system_prompt
         self.tools: list[Tool] = agent._tools
         self.tools_by_name: dict[str, Tool] = agent._tools_by_name
         self.trace = AgentTrace(
@@ -86,26 +73,18 @@ class RunContext:
         self.usage = AgentUsage()
         self.input_messages = messages
         self.history = history
-        self.iteration = 0
-        self.last_usage: UsageStats | None = None
         self.tool_calls: list[ToolCall] = []
-        self.reasoning: str | None = None
         self.reasoning_history: list[str] = []
-        self.provider_used: str | None = None
-        self.error: BaseException | None = None
-        self.parsed: Any = None
-        self.response_format = response_format
         self.stream = stream
-        self.stream_handler = stream_handler
-        self.cost_warned = False
-        self.cancel_tokens = cancel_tokens
-        #: budgets or cancellation to check before each model call and tool batch
-        self.guarded = bool(cancel_tokens) or (
-            config.max_total_tokens is not None or config.max_cost_usd is not None
-        )
-        self.structured_retries = 0
-        self.denials: dict[tuple[str, str], str] | None = None
-        self.trimmed: list[Message] | None = None
+        if response_format is not None:
+            self.response_format = response_format
+        if stream_handler is not None:
+            self.stream_handler = stream_handler
+        if cancel_tokens:
+            self.cancel_tokens = cancel_tokens
+            self.guarded = True
+        elif config.max_total_tokens is not None or config.max_cost_usd is not None:
+            self.guarded = True
 
     def append(self, message: Message) -> None:
         """Add a message to the conversation (and to the agent's memory, if any)."""
@@ -189,5 +168,6 @@ class RunContext:
             messages=self.history,
         )
         self.agent._history = self.history
-        self.emitter.emit("on_run_end", result)
+        if self.emitter.active:
+            self.emitter.emit("on_run_end", result)
         return result

@@ -222,14 +222,23 @@ async def _abound(ctx: RunContext, items: AsyncIterator[Any]) -> AsyncIterator[A
 def drive_sync(ctx: RunContext, program: Program) -> AgentResult:
     value: Any = None
     error: BaseException | None = None
+    send = program.send
     while True:
         try:
-            effect = program.send(value) if error is None else program.throw(error)
+            effect = send(value) if error is None else program.throw(error)
         except StopIteration as stop:
             return stop.value
         value = error = None
         try:
-            value = _perform_sync(ctx, effect)
+            if type(effect) is CallLLM and not effect.stream:
+                # the common effect, performed inline (it is most of a run's overhead)
+                token = bind_run(ctx.emitter)
+                try:
+                    value = _complete_sync(effect.provider or ctx.provider, effect.request)
+                finally:
+                    unbind_run(token)
+            else:
+                value = _perform_sync(ctx, effect)
         except BaseException as exc:
             error = exc
 

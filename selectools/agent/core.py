@@ -234,10 +234,11 @@ class Agent(RichDisplay):
         schema = (
             schema_from_response_format(response_format) if response_format is not None else None
         )
-        all_observers = list(config.observers)
-        if config.verbose:
-            all_observers.append(VerboseObserver(self.name))
-        all_observers.extend(observers)
+        all_observers: Sequence[Any] = observers
+        if config.observers or config.verbose:
+            all_observers = [*config.observers, *observers]
+            if config.verbose:
+                all_observers.append(VerboseObserver(self.name))
         memory = self.memory
         history = (
             [*memory.get_history(), *new_messages] if memory is not None else list(new_messages)
