@@ -7,6 +7,7 @@ inside the call (``on_provider_fallback``) to the run's observers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextvars import ContextVar, Token
 from typing import TYPE_CHECKING, Any
 
@@ -18,12 +19,9 @@ __all__ = ["bind_run", "current_run_id", "emit_to_current_run", "unbind_run"]
 _emitter: ContextVar[EventEmitter | None] = ContextVar("selectools_current_run", default=None)
 
 
-def bind_run(emitter: EventEmitter) -> Token[EventEmitter | None]:
-    return _emitter.set(emitter)
-
-
-def unbind_run(token: Token[EventEmitter | None]) -> None:
-    _emitter.reset(token)
+#: bind the run's emitter (returns a token for ``unbind_run``); plain aliases, no wrapper
+bind_run: Callable[[EventEmitter], Token[EventEmitter | None]] = _emitter.set
+unbind_run: Callable[[Token[EventEmitter | None]], None] = _emitter.reset
 
 
 def current_run_id() -> str | None:

@@ -218,22 +218,33 @@ def _overrides(obj: Any, prefix: str, base: type) -> _OverrideInfo:
     return info
 
 
+_NO_HANDLERS: dict[str, list[Callable[..., Any]]] = {}
+_NOTHING: list[Any] = []
+_NO_TASKS: set[asyncio.Future[Any]] = set()
+
+
 class EventEmitter:
     """Delivers events of one run to its observers; never lets an observer break the run."""
 
     __slots__ = ("_async_targets", "_generic", "_handlers", "_tasks", "active", "pending", "run_id")
 
-    def __init__(self, run_id: str, observers: Sequence[Any], *, async_mode: bool = False) -> None:
+    def __init__(self, run_id: str, observers: Sequence[Any], async_mode: bool = False) -> None:
         self.run_id = run_id
-        # per event, the bound callbacks that implement it: unhandled events cost a dict miss
-        self._handlers: dict[str, list[Callable[..., Any]]] = {}
-        self._generic: list[Any] = []
-        self._async_targets: list[tuple[Any, frozenset[str], bool]] = []
-        self.pending: list[Event] = []
-        self._tasks: set[asyncio.Future[Any]] = set()
         if not observers:
+            # the common case, kept cheap: shared empties that nothing ever adds to
+            self._handlers: dict[str, list[Callable[..., Any]]] = _NO_HANDLERS
+            self._generic: list[Any] = _NOTHING
+            self._async_targets: list[tuple[Any, frozenset[str], bool]] = _NOTHING
+            self.pending: list[Event] = _NOTHING
+            self._tasks: set[asyncio.Future[Any]] = _NO_TASKS
             self.active = False
             return
+        # per event, the bound callbacks that implement it: unhandled events cost a dict miss
+        self._handlers = {}
+        self._generic = []
+        self._async_targets = []
+        self.pending = []
+        self._tasks = set()
         for observer in observers:
             if isinstance(observer, AsyncAgentObserver):
                 if async_mode:

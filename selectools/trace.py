@@ -165,7 +165,7 @@ class AgentTrace(RichDisplay):
     ) -> None:
         self.run_id = run_id or uuid.uuid4().hex
         self.parent_run_id = parent_run_id
-        self.metadata: dict[str, Any] = dict(metadata or {})
+        self.metadata: dict[str, Any] = dict(metadata) if metadata else {}
         self.steps: list[TraceStep] = []
         self.started_at = now() if started_at is None else started_at
         self.ended_at: float | None = None

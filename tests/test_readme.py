@@ -33,7 +33,7 @@ def test_readme_examples_run(monkeypatch, tmp_path):
     assert namespace["result"].content == "Hello from the fake server!"
 
 
-@pytest.mark.parametrize("command", ["pip install -e \".[dev]\" && python -m pytest"])
+@pytest.mark.parametrize("command", ['pip install -e ".[dev]" && python -m pytest'])
 def test_readme_gives_the_ci_test_command(command):
     assert command in README.read_text()
     assert command in (README.parent / ".ci" / "run").read_text()

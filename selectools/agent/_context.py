@@ -9,6 +9,7 @@ from ..observer import EventEmitter
 from ..trace import AgentTrace
 from ..types import AgentResult, Message, ToolCall
 from ..usage import AgentUsage, UsageStats
+from .config import effective_model
 
 if TYPE_CHECKING:
     from ..cancellation import CancellationToken
@@ -48,7 +49,6 @@ class RunContext:
         run_id: str,
         messages: list[Message],
         history: list[Message],
-        *,
         observers: Sequence[Any],
         async_mode: bool,
         stream: bool,
@@ -62,14 +62,14 @@ class RunContext:
         self.config: AgentConfig = config
         self.run_id = run_id
         self.provider = agent._provider
-        self.model = agent.model
+        self.model = effective_model(config, self.provider)
         self.system_prompt = agent._system_prompt
         self.tools: list[Tool] = agent._tools
         self.tools_by_name: dict[str, Tool] = agent._tools_by_name
         self.trace = AgentTrace(
             run_id, parent_run_id or config.parent_run_id, config.trace_metadata
         )
-        self.emitter = EventEmitter(run_id, observers, async_mode=async_mode)
+        self.emitter = EventEmitter(run_id, observers, async_mode)
         self.usage = AgentUsage()
         self.input_messages = messages
         self.history = history
@@ -151,21 +151,22 @@ class RunContext:
         """Close the trace, build the result and announce the end of the run."""
         self.trace.finish()
         last = self.tool_calls[-1] if self.tool_calls else None
+        # positional (in field order): built once per run, keywords cost more
         result = AgentResult(
-            message=message,
-            iterations=self.iteration,
-            tool_calls=self.tool_calls,
-            tool_name=last.tool_name if last else None,
-            tool_args=dict(last.parameters) if last else {},
-            usage=self.usage,
-            trace=self.trace,
-            parsed=self.parsed,
-            reasoning=self.reasoning,
-            reasoning_history=self.reasoning_history,
-            provider_used=self.provider_used,
-            stop_reason=stop_reason,
-            error=self.error,
-            messages=self.history,
+            message,
+            self.iteration,
+            self.tool_calls,
+            last.tool_name if last else None,
+            dict(last.parameters) if last else {},
+            self.usage,
+            self.trace,
+            self.parsed,
+            self.reasoning,
+            self.reasoning_history,
+            self.provider_used,
+            stop_reason,
+            self.error,
+            self.history,
         )
         self.agent._history = self.history
         if self.emitter.active:

@@ -232,9 +232,14 @@ def drive_sync(ctx: RunContext, program: Program) -> AgentResult:
         try:
             if type(effect) is CallLLM and not effect.stream:
                 # the common effect, performed inline (it is most of a run's overhead)
+                provider = effect.provider or ctx.provider
+                complete = getattr(provider, "complete", None)
                 token = bind_run(ctx.emitter)
                 try:
-                    value = _complete_sync(effect.provider or ctx.provider, effect.request)
+                    if complete is not None:
+                        value = complete(**effect.request.kwargs())
+                    else:
+                        value = _complete_sync(provider, effect.request)
                 finally:
                     unbind_run(token)
             else:

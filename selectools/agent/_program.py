@@ -70,7 +70,7 @@ def run_program(ctx: RunContext) -> Program:
                 text = f"Provider error: {ctx.error or 'unknown error'}"
                 message, stop_reason = Message(role=Role.ASSISTANT, content=text), "provider_error"
                 break
-            calls = _read_tool_calls(ctx, response)
+            calls = _read_tool_calls(ctx, response) if response.tool_calls or ctx.tools else None
             if not calls:
                 stop_reason = "final"
                 if ctx.response_format is not None:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ..policy import ToolPolicy
     from ..sessions import SessionStore
 
-__all__ = ["DEFAULT_MODEL", "AgentConfig"]
+__all__ = ["DEFAULT_MODEL", "AgentConfig", "effective_model"]
 
 
 class _DefaultModel(str):
@@ -189,6 +189,16 @@ class AgentConfig:
     def model_is_default(self) -> bool:
         """True when ``model`` was left at the default rather than chosen."""
         return isinstance(self.model, _DefaultModel)
+
+
+def effective_model(config: AgentConfig, provider: Any) -> str:
+    """The model to request: an explicit ``config.model``, else the provider's default."""
+    model = config.model
+    if type(model) is _DefaultModel:
+        provider_default = getattr(provider, "default_model", None)
+        if provider_default:
+            return str(provider_default)
+    return str(model)
 
 
 def _require(condition: bool, message: str) -> None:

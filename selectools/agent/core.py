@@ -28,7 +28,7 @@ from ._drivers import drive_async, drive_async_stream, drive_sync, drive_sync_st
 from ._program import run_program
 from ._summarize import with_summary
 from ._verbose import VerboseObserver
-from .config import AgentConfig
+from .config import AgentConfig, effective_model
 
 if TYPE_CHECKING:
     from ..cancellation import CancellationToken
@@ -49,6 +49,8 @@ Prompt = str | Message | Sequence[Message | str | dict[str, Any]]
 
 def _coerce_messages(messages: Any) -> list[Message]:
     """Accept a prompt string, a Message, or a list of Messages/strings/dicts."""
+    if type(messages) is str:
+        return [Message(Role.USER, messages)]
     if isinstance(messages, str):
         return [Message(role=Role.USER, content=messages)]
     if isinstance(messages, Message):
@@ -152,11 +154,7 @@ class Agent(RichDisplay):
     @property
     def model(self) -> str:
         """The model sent to the provider (see :class:`AgentConfig` on defaults)."""
-        if self.config.model_is_default:
-            provider_default = getattr(self._provider, "default_model", None)
-            if provider_default:
-                return str(provider_default)
-        return str(self.config.model)
+        return effective_model(self.config, self._provider)
 
     @property
     def system_prompt(self) -> str:
@@ -219,7 +217,6 @@ class Agent(RichDisplay):
     def _context(
         self,
         messages: Any,
-        *,
         async_mode: bool,
         stream: bool,
         response_format: Any,
@@ -246,18 +243,19 @@ class Agent(RichDisplay):
         tokens: tuple[CancellationToken, ...] = ()
         if config.cancellation_token is not None or cancellation_token is not None:
             tokens = _cancel_tokens(config.cancellation_token, cancellation_token)
+        # positional (this runs on every call): see RunContext for the order
         ctx = RunContext(
             self,
             new_run_id(),
             new_messages,
             history,
-            observers=all_observers,
-            async_mode=async_mode,
-            stream=stream or config.stream,
-            parent_run_id=parent_run_id,
-            response_format=response_format,
-            stream_handler=stream_handler,
-            cancel_tokens=tokens,
+            all_observers,
+            async_mode,
+            stream or config.stream,
+            parent_run_id,
+            response_format,
+            stream_handler,
+            tokens,
         )
         if memory is not None:
             summary = getattr(memory, "summary", None)
@@ -285,15 +283,15 @@ class Agent(RichDisplay):
         ``result.parsed``. ``cancellation_token`` (with or instead of
         ``AgentConfig.cancellation_token``) stops the run at the next step.
         """
-        ctx = self._context(
+        ctx = self._context(  # positional on this hot path: async_mode, stream, ...
             messages,
-            async_mode=False,
-            stream=stream_handler is not None,
-            response_format=response_format,
-            parent_run_id=parent_run_id,
-            observers=observers,
-            stream_handler=stream_handler,
-            cancellation_token=cancellation_token,
+            False,
+            stream_handler is not None,
+            response_format,
+            parent_run_id,
+            observers,
+            stream_handler,
+            cancellation_token,
         )
         return drive_sync(ctx, run_program(ctx))
 

@@ -26,6 +26,10 @@ _WORD = re.compile(r"\S+\s*|\s+")
 
 def _echo(messages: Sequence[Message]) -> str:
     """Tool results after the last user turn, else that user turn's text."""
+    if messages:
+        last = messages[-1]
+        if last.role is Role.USER and type(last.content) is str:
+            return last.content  # the common case, answered without building a list
     results: list[str] = []
     for message in reversed(messages):
         if message.role is Role.TOOL:
@@ -82,7 +86,7 @@ class LocalProvider:
     ) -> tuple[Message, UsageStats]:
         text = _echo(messages)
         usage = self._usage(model, system_prompt, messages, text)
-        return Message(role=Role.ASSISTANT, content=text), usage
+        return Message(Role.ASSISTANT, text), usage
 
     def stream(self, **kwargs: Any) -> Iterator[StreamItem]:
         message, usage = self.complete(**kwargs)
