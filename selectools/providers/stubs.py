@@ -63,13 +63,9 @@ class LocalProvider:
             chars = len(content) if type(content) is str else len(text_content(message))
             prompt += (chars + 3) // 4 + 4
         completion = (len(text) + 3) // 4
+        # positional: prompt, completion and total tokens, cost, model, provider
         return UsageStats(
-            prompt_tokens=prompt,
-            completion_tokens=completion,
-            total_tokens=prompt + completion,
-            cost_usd=0.0,
-            model=model or self.default_model,
-            provider=self.name,
+            prompt, completion, prompt + completion, 0.0, model or self.default_model, self.name
         )
 
     def complete(
