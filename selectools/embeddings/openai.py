@@ -22,7 +22,7 @@ from ..providers._clients import (
     sdk_http_client,
 )
 from ..providers._sdk_errors import map_sdk_error
-from ..providers._secret import Secret, safe_cause, safe_url
+from ..providers._secret import Secret, safe_url, translated_errors
 from .provider import EmbeddingUsage, batches, check_text, check_texts
 
 __all__ = ["OpenAIEmbedder", "OpenAIEmbeddingProvider", "OpenAIEmbeddings"]
@@ -118,13 +118,8 @@ class OpenAIEmbeddingProvider(EmbeddingUsage):
         """One vector per text, in order."""
         vectors: list[list[float]] = []
         for batch in batches(check_texts(texts, "embed_texts"), self.batch_size):
-            try:
+            with translated_errors(lambda exc: self._error(exc), self._secret):
                 response = self._client.embeddings.create(**self._request(batch))
-            except Exception as exc:
-                mapped = self._error(exc)
-                if mapped is None:
-                    raise
-                raise mapped from safe_cause(exc, self._secret)
             vectors.extend(self._vectors(response, len(batch)))
         return vectors
 
@@ -134,14 +129,9 @@ class OpenAIEmbeddingProvider(EmbeddingUsage):
     async def aembed_texts(self, texts: Sequence[str]) -> list[list[float]]:
         vectors: list[list[float]] = []
         for batch in batches(check_texts(texts, "aembed_texts"), self.batch_size):
-            try:
+            with translated_errors(lambda exc: self._error(exc), self._secret):
                 client = await self._async_clients.get()
                 response = await client.embeddings.create(**self._request(batch))
-            except Exception as exc:
-                mapped = self._error(exc)
-                if mapped is None:
-                    raise
-                raise mapped from safe_cause(exc, self._secret)
             vectors.extend(self._vectors(response, len(batch)))
         return vectors
 

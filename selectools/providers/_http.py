@@ -17,7 +17,7 @@ from typing import Any
 from ..exceptions import ProviderError
 from ._clients import PerLoop, close_async_client, close_with, require, shared_ssl_context
 from ._errors import connection_error, error_detail, malformed_error, status_error, timeout_error
-from ._secret import Secret, safe_cause
+from ._secret import Secret, translated_errors
 
 __all__ = ["HTTPTransport", "aiter_sse_data", "iter_sse_data"]
 
@@ -129,49 +129,34 @@ class HTTPTransport:
 
     # -- requests --------------------------------------------------------------------
     def post(self, path: str, body: Any, timeout: float | None, label: str) -> Any:
-        try:
+        with translated_errors(lambda exc: self._failure(exc, label, timeout), self._secret):
             response = self._client.post(self.base_url + path, **self._options(body, timeout))
             self._check(response, label)
             return response.json()
-        except Exception as exc:
-            mapped = self._failure(exc, label, timeout)
-            if mapped is None:
-                raise
-            raise mapped from safe_cause(exc, self._secret)
 
     async def apost(self, path: str, body: Any, timeout: float | None, label: str) -> Any:
-        try:
+        with translated_errors(lambda exc: self._failure(exc, label, timeout), self._secret):
             client = await self._async.get()
             response = await client.post(self.base_url + path, **self._options(body, timeout))
             self._check(response, label)
             return response.json()
-        except Exception as exc:
-            mapped = self._failure(exc, label, timeout)
-            if mapped is None:
-                raise
-            raise mapped from safe_cause(exc, self._secret)
 
     def stream_lines(
         self, path: str, body: Any, timeout: float | None, label: str
     ) -> Iterator[str]:
         """The response's lines as they arrive (the stream is closed if the consumer stops)."""
-        try:
+        with translated_errors(lambda exc: self._failure(exc, label, timeout), self._secret):
             options = self._options(body, timeout)
             with self._client.stream("POST", self.base_url + path, **options) as response:
                 if response.status_code >= 400:
                     response.read()
                     self._check(response, label)
                 yield from response.iter_lines()
-        except Exception as exc:
-            mapped = self._failure(exc, label, timeout)
-            if mapped is None:
-                raise
-            raise mapped from safe_cause(exc, self._secret)
 
     async def astream_lines(
         self, path: str, body: Any, timeout: float | None, label: str
     ) -> AsyncGenerator[str, None]:
-        try:
+        with translated_errors(lambda exc: self._failure(exc, label, timeout), self._secret):
             options = self._options(body, timeout)
             client = await self._async.get()
             async with client.stream("POST", self.base_url + path, **options) as response:
@@ -180,8 +165,3 @@ class HTTPTransport:
                     self._check(response, label)
                 async for line in response.aiter_lines():
                     yield line
-        except Exception as exc:
-            mapped = self._failure(exc, label, timeout)
-            if mapped is None:
-                raise
-            raise mapped from safe_cause(exc, self._secret)

@@ -8,10 +8,12 @@ show the value, and passes every error message it builds through
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-__all__ = ["Secret", "redact", "safe_cause", "safe_url"]
+__all__ = ["Secret", "redact", "safe_cause", "safe_url", "translated_errors"]
 
 _MASK = "[REDACTED]"
 # key=... / key:... pairs in query strings or headers that a message may quote
@@ -94,3 +96,18 @@ def safe_url(url: str) -> str:
     if parts.port:
         host = f"{host}:{parts.port}"
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+@contextmanager
+def translated_errors(
+    translate: Callable[[Exception], BaseException | None], secret: Secret | None
+) -> Iterator[None]:
+    """Raise what ``translate`` makes of an exception (e.g. a ``ProviderError``), chained to
+    the original unless that quotes the secret; exceptions it returns ``None`` for pass through."""
+    try:
+        yield
+    except Exception as exc:
+        translated = translate(exc)
+        if translated is None:
+            raise
+        raise translated from safe_cause(exc, secret)

@@ -31,7 +31,7 @@ from ._content import message_parts, unsupported
 from ._errors import malformed_error, truncated_error
 from ._openai_compatible import decode_arguments
 from ._sdk_errors import map_sdk_error
-from ._secret import Secret, safe_cause, safe_url
+from ._secret import Secret, safe_url, translated_errors
 from .base import StreamItem
 
 if TYPE_CHECKING:
@@ -267,13 +267,8 @@ class AnthropicProvider:
         request = self._request(
             name, system_prompt, messages, tools, temperature, max_tokens, timeout, False
         )
-        try:
+        with translated_errors(lambda exc: self._error(exc, timeout, False), self._secret):
             response = self._client.messages.create(**request)
-        except Exception as exc:
-            mapped = self._error(exc, timeout, False)
-            if mapped is None:
-                raise
-            raise mapped from safe_cause(exc, self._secret)
         return self._parse(response, name)
 
     async def acomplete(
@@ -291,13 +286,8 @@ class AnthropicProvider:
         request = self._request(
             name, system_prompt, messages, tools, temperature, max_tokens, timeout, False
         )
-        try:
+        with translated_errors(lambda exc: self._error(exc, timeout, False), self._secret):
             response = await (await self._async_clients.get()).messages.create(**request)
-        except Exception as exc:
-            mapped = self._error(exc, timeout, False)
-            if mapped is None:
-                raise
-            raise mapped from safe_cause(exc, self._secret)
         return self._parse(response, name)
 
     def stream(
@@ -319,16 +309,12 @@ class AnthropicProvider:
         state = _StreamState(self, name)
         response = None
         try:
-            response = self._client.messages.create(**request)
-            for event in response:
-                text = state.feed(event)
-                if text:
-                    yield text
-        except Exception as exc:
-            mapped = self._error(exc, timeout, True)
-            if mapped is None:
-                raise
-            raise mapped from safe_cause(exc, self._secret)
+            with translated_errors(lambda exc: self._error(exc, timeout, True), self._secret):
+                response = self._client.messages.create(**request)
+                for event in response:
+                    text = state.feed(event)
+                    if text:
+                        yield text
         finally:
             if response is not None:
                 response.close()
@@ -353,16 +339,12 @@ class AnthropicProvider:
         state = _StreamState(self, name)
         response = None
         try:
-            response = await (await self._async_clients.get()).messages.create(**request)
-            async for event in response:
-                text = state.feed(event)
-                if text:
-                    yield text
-        except Exception as exc:
-            mapped = self._error(exc, timeout, True)
-            if mapped is None:
-                raise
-            raise mapped from safe_cause(exc, self._secret)
+            with translated_errors(lambda exc: self._error(exc, timeout, True), self._secret):
+                response = await (await self._async_clients.get()).messages.create(**request)
+                async for event in response:
+                    text = state.feed(event)
+                    if text:
+                        yield text
         finally:
             if response is not None:
                 await response.close()

@@ -36,7 +36,7 @@ from ._content import message_parts, unsupported
 from ._errors import malformed_error, truncated_error
 from ._openai_compatible import _OpenAICompatibleBase, decode_arguments
 from ._sdk_errors import map_sdk_error
-from ._secret import Secret, safe_cause, safe_url
+from ._secret import Secret, safe_url, translated_errors
 from .base import StreamItem, estimate_usage
 
 if TYPE_CHECKING:
@@ -280,13 +280,8 @@ class OpenAIProvider(_OpenAICompatibleBase):
         request = self._request(
             name, system_prompt, messages, tools, temperature, max_tokens, timeout, False
         )
-        try:
+        with translated_errors(lambda exc: self._error(exc, timeout), self._secret):
             response = self._client.chat.completions.create(**request)
-        except Exception as exc:
-            mapped = self._error(exc, timeout)
-            if mapped is None:
-                raise
-            raise mapped from safe_cause(exc, self._secret)
         return self._parse(response, name, system_prompt, messages)
 
     async def acomplete(
@@ -304,13 +299,8 @@ class OpenAIProvider(_OpenAICompatibleBase):
         request = self._request(
             name, system_prompt, messages, tools, temperature, max_tokens, timeout, False
         )
-        try:
+        with translated_errors(lambda exc: self._error(exc, timeout), self._secret):
             response = await (await self._async_clients.get()).chat.completions.create(**request)
-        except Exception as exc:
-            mapped = self._error(exc, timeout)
-            if mapped is None:
-                raise
-            raise mapped from safe_cause(exc, self._secret)
         return self._parse(response, name, system_prompt, messages)
 
     def stream(
@@ -332,16 +322,14 @@ class OpenAIProvider(_OpenAICompatibleBase):
         state = _StreamState(self, name, system_prompt, messages)
         response = None
         try:
-            response = self._client.chat.completions.create(**request)
-            for chunk in response:
-                text = state.feed(chunk)
-                if text:
-                    yield text
-        except Exception as exc:
-            mapped = self._error(exc, timeout, stream=True)
-            if mapped is None:
-                raise
-            raise mapped from safe_cause(exc, self._secret)
+            with translated_errors(
+                lambda exc: self._error(exc, timeout, stream=True), self._secret
+            ):
+                response = self._client.chat.completions.create(**request)
+                for chunk in response:
+                    text = state.feed(chunk)
+                    if text:
+                        yield text
         finally:
             if response is not None:
                 response.close()
@@ -366,16 +354,16 @@ class OpenAIProvider(_OpenAICompatibleBase):
         state = _StreamState(self, name, system_prompt, messages)
         response = None
         try:
-            response = await (await self._async_clients.get()).chat.completions.create(**request)
-            async for chunk in response:
-                text = state.feed(chunk)
-                if text:
-                    yield text
-        except Exception as exc:
-            mapped = self._error(exc, timeout, stream=True)
-            if mapped is None:
-                raise
-            raise mapped from safe_cause(exc, self._secret)
+            with translated_errors(
+                lambda exc: self._error(exc, timeout, stream=True), self._secret
+            ):
+                response = await (await self._async_clients.get()).chat.completions.create(
+                    **request
+                )
+                async for chunk in response:
+                    text = state.feed(chunk)
+                    if text:
+                        yield text
         finally:
             if response is not None:
                 await response.close()
