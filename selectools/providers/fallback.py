@@ -248,13 +248,8 @@ class FallbackProvider:
                     started = True
                     yield item
             except Exception as error:
-                if started or not self._falls_through(error):
-                    if self._falls_through(error):
-                        self._failed(index)
+                if not self._stream_falls_through(index, error, started, failures, order):
                     raise
-                self._failed(index)
-                failures.append((index, error))
-                self._switch(index, error, order)
                 continue
             self._succeeded(index)
             yield self._answered(index, usage, self._estimate(index, call, "".join(texts)))
@@ -279,18 +274,36 @@ class FallbackProvider:
                     started = True
                     yield item
             except Exception as error:
-                if started or not self._falls_through(error):
-                    if self._falls_through(error):
-                        self._failed(index)
+                if not self._stream_falls_through(index, error, started, failures, order):
                     raise
-                self._failed(index)
-                failures.append((index, error))
-                self._switch(index, error, order)
                 continue
             self._succeeded(index)
             yield self._answered(index, usage, self._estimate(index, call, "".join(texts)))
             return
         raise self._all_down(failures)
+
+    def _stream_falls_through(
+        self,
+        index: int,
+        error: Exception,
+        started: bool,
+        failures: list[tuple[int, BaseException]],
+        order: list[int],
+    ) -> bool:
+        """After a child's stream failed: record it, and whether to try the next provider.
+
+        Only a fall-through error before the first item moves on; once output went
+        out, switching providers would splice two answers, so the error is raised.
+        """
+        if self._falls_through(error):
+            self._failed(index)
+        else:
+            return False
+        if started:
+            return False
+        failures.append((index, error))
+        self._switch(index, error, order)
+        return True
 
     # -- adapting children -------------------------------------------------------------
     def _estimate(self, index: int, call: dict[str, Any], reply: Message | str) -> UsageStats:
