@@ -13,10 +13,14 @@ and how it is treated (``kind``):
                placeholder such as ``tools=[...]``). A fragment with a
                ``reason`` cannot be made meaningful and is not executed.
 ``needs_key``  builds a network provider or calls a real API: not executed here.
-``later``      uses a feature another issue is building (``feature``). Executed
-               as soon as every ``requires`` entry imports (``module:Name``, or
-               ``module:Name.field`` for a config knob the feature adds);
-               skipped while one does not; fails like any other example after.
+``later``      uses a feature no landed issue provides yet (``feature``, not in
+               ``LANDED``). Executed as soon as every ``requires`` entry
+               imports (``module:Name``, or ``module:Name.field`` for a config
+               knob the feature adds); skipped while one is simply absent.
+               The gate never hides a regression: a ``later`` example whose
+               feature is in ``LANDED`` is an error (re-file it as ``runs`` /
+               ``fragment``), and so is a requirement whose module exists but
+               fails to import (the error comes from inside it).
 
 After the code, ``epilogue`` runs (calls the test functions an example only
 defines) and ``check`` asserts on the namespace; ``stdout`` lists text the
@@ -39,6 +43,7 @@ import io
 import linecache
 import logging
 import sys
+import types
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,11 +54,22 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     try:
         import tomli as tomllib
-    except ModuleNotFoundError:  # the catalogue cannot be read; the tests skip
-        tomllib = None
+    except ModuleNotFoundError as exc:  # never a silent, empty catalogue
+        raise ModuleNotFoundError(
+            "reading the seed-example catalogue on Python 3.10 needs tomli "
+            "(it is in the [dev] extra): pip install -e '.[dev]'"
+        ) from exc
 
 DATA = Path(__file__).parent / "data"
 KINDS = ("runs", "fragment", "needs_key", "later")
+
+#: Features that have landed: their examples are ``runs``/``fragment`` and run always.
+#: Add a feature here when its issue lands, and re-file its ``later`` examples.
+LANDED = frozenset({"cache", "memory", "sessions", "structured", "policy", "fallback"})
+
+
+class GateError(AssertionError):
+    """A ``later`` gate that would hide a regression (see ``missing_requirement``)."""
 
 
 @dataclass(frozen=True)
@@ -111,10 +127,6 @@ class Run:
 
 
 def _load(path: Path) -> dict[str, Any]:
-    if tomllib is None:  # pragma: no cover - Python 3.10 without tomli
-        import pytest
-
-        pytest.skip("reading the example catalogue needs tomllib (Python 3.11+) or tomli")
     with path.open("rb") as handle:
         return tomllib.load(handle)
 
@@ -154,7 +166,16 @@ def requirements(example: Example) -> list[str]:
     return found
 
 
+def _is_prefix(missing: str, module_name: str) -> bool:
+    """Whether the missing module is ``module_name`` itself or one of its parents."""
+    return module_name == missing or module_name.startswith(missing + ".")
+
+
 def _has_attribute(obj: Any, attr: str) -> bool:
+    if isinstance(obj, types.ModuleType):
+        # a module declares its (lazy) exports in dir(); asking hasattr() would
+        # turn an exception raised while loading a declared export into "absent"
+        return attr in dir(obj)
     is_dataclass_type = dataclasses.is_dataclass(obj) and isinstance(obj, type)
     if is_dataclass_type and attr in {f.name for f in dataclasses.fields(obj)}:
         return True
@@ -167,15 +188,34 @@ def missing_requirement(example: Example) -> str | None:
     ``module:Name`` must import; ``module:Name.field`` also needs ``Name`` to
     have that attribute or dataclass field (``selectools:AgentConfig.cache``:
     the config knob a feature adds when it is wired into the agent).
+
+    Raises ``GateError`` instead of reporting "not there yet" when the example's
+    feature has landed, or when a requirement's module exists but raises while
+    importing (a broken module is a failure, not a feature still to come).
     """
+    if example.feature in LANDED:
+        raise GateError(
+            f"{example.id}: feature {example.feature!r} has landed; "
+            "file the example as runs/fragment so it always runs"
+        )
     for requirement in requirements(example):
         module_name, _, dotted = requirement.partition(":")
         try:
-            obj: Any = importlib.import_module(module_name)
+            try:
+                obj: Any = importlib.import_module(module_name)
+            except ModuleNotFoundError as exc:
+                if exc.name is None or not _is_prefix(exc.name, module_name):
+                    raise GateError(f"{requirement}: importing it failed inside: {exc!r}") from exc
+                raise
+            except ImportError as exc:
+                raise GateError(f"{requirement}: importing it failed inside: {exc!r}") from exc
             for attr in filter(None, dotted.split(".")):
                 if not _has_attribute(obj, attr):
                     raise AttributeError(f"{getattr(obj, '__name__', obj)!s} has no {attr!r}")
-                obj = getattr(obj, attr, None)
+                try:
+                    obj = getattr(obj, attr, None)
+                except ImportError as exc:  # a declared lazy export whose module is broken
+                    raise GateError(f"{requirement}: {attr} is declared but fails: {exc!r}") from exc
         except (ImportError, AttributeError) as exc:
             return f"{requirement} ({type(exc).__name__}: {exc})"
     return None

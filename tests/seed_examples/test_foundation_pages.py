@@ -12,7 +12,8 @@ temporary working directory, with stdout captured. The examples' own
 ``assert`` statements and the documented outputs (``stdout``/``check`` in the
 catalogue) are the checks; the tests at the bottom spell out a few key
 documented behaviours explicitly. ``later`` examples switch on by themselves
-once the feature they need imports.
+once the feature they need imports; the gate fails (never skips) for a
+feature that has landed or a requirement whose module is broken (_catalog.LANDED).
 """
 
 from __future__ import annotations
@@ -23,7 +24,15 @@ import logging
 
 import pytest
 
-from ._catalog import EXAMPLES, KINDS, PRELUDES, execute, missing_requirement
+from ._catalog import (
+    EXAMPLES,
+    KINDS,
+    LANDED,
+    PRELUDES,
+    GateError,
+    execute,
+    missing_requirement,
+)
 
 EXECUTABLE = [
     pytest.param(
@@ -67,6 +76,9 @@ def test_catalogue_is_well_formed():
         assert example.code.strip(), example.id
         if example.kind == "later":
             assert example.feature, f"{example.id}: a later example names its feature"
+            assert example.feature not in LANDED, (
+                f"{example.id}: feature {example.feature!r} has landed, file it as runs/fragment"
+            )
             assert example.requires, f"{example.id}: a later example names what gates it"
         if example.reason:
             assert example.kind == "fragment", example.id
@@ -234,3 +246,34 @@ def test_streamchunk_documented_fields():
     chunk = StreamChunk()
     assert (chunk.content, chunk.role, chunk.tool_calls) == ("", Role.ASSISTANT, None)
     assert {f.name for f in dataclasses.fields(StreamChunk)} >= {"content", "role", "tool_calls"}
+
+
+# --- the later gate hides no regression ----------------------------------------------------
+
+
+def _later(feature: str, *requires: str):
+    return dataclasses.replace(
+        next(e for e in EXAMPLES.values() if e.kind == "later"),
+        id="probe",
+        feature=feature,
+        requires=requires,
+        after=(),
+    )
+
+
+def test_later_gate_skips_only_what_is_absent():
+    assert missing_requirement(_later("graph", "selectools.no_such_module:X")) is not None
+    assert missing_requirement(_later("graph", "selectools:NoSuchName")) is not None
+    assert missing_requirement(_later("graph", "selectools:Agent")) is None
+
+
+def test_later_gate_fails_for_a_landed_feature():
+    with pytest.raises(GateError, match="has landed"):
+        missing_requirement(_later("cache", "selectools:NoSuchName"))
+
+
+def test_later_gate_fails_when_an_existing_module_breaks_on_import(tmp_path, monkeypatch):
+    (tmp_path / "gate_probe_broken.py").write_text("import gate_probe_missing_dependency\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(GateError, match="failed inside"):
+        missing_requirement(_later("graph", "gate_probe_broken:Thing"))
