@@ -264,10 +264,11 @@ TOP_LEVEL_NAMES = (
     "ALL_MODELS",
     "MODELS_BY_ID",
 )
-exported_at_top_level = pytest.mark.skipif(
-    not all(hasattr(selectools, name) for name in TOP_LEVEL_NAMES),
-    reason="selectools/__init__.py does not export the pricing and registry names yet",
-)
+
+
+def test_pricing_and_registry_names_are_exported_at_top_level():
+    missing = [name for name in TOP_LEVEL_NAMES if not hasattr(selectools, name)]
+    assert missing == [], f"selectools does not export {missing}"
 
 
 def run_doc(code: str, name: str) -> dict[str, Any]:
@@ -276,7 +277,6 @@ def run_doc(code: str, name: str) -> dict[str, Any]:
     return namespace
 
 
-@exported_at_top_level
 def test_doc_pricing_dict(capsys: pytest.CaptureFixture[str]) -> None:
     ns = run_doc(PRICING_DICT, "PRICING_DICT")
     assert capsys.readouterr().out.splitlines() == [
@@ -286,7 +286,6 @@ def test_doc_pricing_dict(capsys: pytest.CaptureFixture[str]) -> None:
     assert ns["cost"] == pytest.approx(0.0075)
 
 
-@exported_at_top_level
 def test_doc_get_model_pricing(capsys: pytest.CaptureFixture[str]) -> None:
     run_doc(GET_MODEL_PRICING, "GET_MODEL_PRICING")
     assert capsys.readouterr().out.splitlines() == [
@@ -295,19 +294,16 @@ def test_doc_get_model_pricing(capsys: pytest.CaptureFixture[str]) -> None:
     ]
 
 
-@exported_at_top_level
 def test_doc_calculate_cost(capsys: pytest.CaptureFixture[str]) -> None:
     run_doc(CALCULATE_COST, "CALCULATE_COST")
     assert capsys.readouterr().out == "$0.006750\n"
 
 
-@exported_at_top_level
 def test_doc_calculate_embedding_cost(capsys: pytest.CaptureFixture[str]) -> None:
     run_doc(CALCULATE_EMBEDDING_COST, "CALCULATE_EMBEDDING_COST")
     assert capsys.readouterr().out == "$0.000200\n"
 
 
-@exported_at_top_level
 def test_doc_listing_all_models(capsys: pytest.CaptureFixture[str]) -> None:
     run_doc(LISTING_ALL_MODELS, "LISTING_ALL_MODELS")
     out = capsys.readouterr().out.splitlines()

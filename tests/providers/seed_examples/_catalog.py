@@ -24,8 +24,11 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     try:
         import tomli as tomllib
-    except ModuleNotFoundError:
-        tomllib = None
+    except ModuleNotFoundError as exc:  # never a silent, empty parametrisation
+        raise ModuleNotFoundError(
+            "reading the provider examples on Python 3.10 needs tomli "
+            "(it is in the [dev] extra): pip install -e '.[dev]'"
+        ) from exc
 
 CATALOG = Path(__file__).with_name("examples.toml")
 SCRIPT_NAMES = {
@@ -37,8 +40,6 @@ SCRIPT_NAMES = {
 
 
 def load_examples() -> list[dict[str, Any]]:
-    if tomllib is None:  # pragma: no cover - Python 3.10 without tomli
-        return []
     with CATALOG.open("rb") as handle:
         return list(tomllib.load(handle)["example"])
 
