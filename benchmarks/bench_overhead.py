@@ -44,7 +44,7 @@ IMPORT_TARGET_MS = 60.0
 PEAK_TARGET_MIB = 30.0
 HEAVY = ("openai", "anthropic", "httpx", "IPython", "ipywidgets", "anywidget", "pandas", "plotly")
 
-# Runs in either interpreter: python SCENARIO.py import | run N | tool N
+# Runs in either interpreter: python scenario.py import HEAVY... | run N | tool N
 SCENARIO = '''
 import gc
 import json
@@ -62,7 +62,7 @@ def measure_import():
     started = time.perf_counter()
     from selectools import Agent, tool  # noqa: F401  the first useful import
     elapsed = time.perf_counter() - started
-    heavy = [m for m in %(heavy)r if m in sys.modules]
+    heavy = [m for m in sys.argv[2:] if m in sys.modules]
     import selectools
     print(json.dumps({"seconds": elapsed, "peak_mib": peak_mib(), "heavy": heavy,
                       "version": getattr(selectools, "__version__", "?"),
@@ -79,7 +79,7 @@ def timed(setup, action, n):
             started = time.perf_counter()
             action(subject)
             samples.append(time.perf_counter() - started)
-            gc.collect() if len(samples) %% 1000 == 0 else None
+            gc.collect() if len(samples) % 1000 == 0 else None
     finally:
         gc.enable()
     return statistics.median(samples)
@@ -143,7 +143,7 @@ def main():
 
 
 main()
-''' % {"heavy": HEAVY}
+'''
 
 
 @dataclass(frozen=True)
@@ -218,7 +218,7 @@ def main() -> None:
         imports: dict[str, list[dict[str, object]]] = {ours.label: [], reference.label: []}
         for _ in range(args.imports):  # A B A B ...
             for interp in (ours, reference):
-                imports[interp.label].append(interp.scenario(script, "import"))
+                imports[interp.label].append(interp.scenario(script, "import", *HEAVY))
         found = imports[ours.label][0]
         if Path(str(found["file"])).resolve().parents[1] != ROOT:
             raise SystemExit(f"ours imported {found['file']}, not this checkout")
