@@ -215,7 +215,9 @@ def missing_requirement(example: Example) -> str | None:
                 try:
                     obj = getattr(obj, attr, None)
                 except ImportError as exc:  # a declared lazy export whose module is broken
-                    raise GateError(f"{requirement}: {attr} is declared but fails: {exc!r}") from exc
+                    raise GateError(
+                        f"{requirement}: {attr} is declared but fails: {exc!r}"
+                    ) from exc
         except (ImportError, AttributeError) as exc:
             return f"{requirement} ({type(exc).__name__}: {exc})"
     return None

@@ -37,7 +37,10 @@ PAGES = {  # pages of the doc set whose python blocks the catalogue must account
     "docs/modules/EXCEPTIONS.md",
 }
 
-pytestmark = pytest.mark.skipif(not SEEDS_SET, reason="SELECTOOLS_SEEDS is not set (.ci/run sets it when ../shared/seeds exists)")
+pytestmark = pytest.mark.skipif(
+    not SEEDS_SET,
+    reason="SELECTOOLS_SEEDS is not set (.ci/run sets it when ../shared/seeds exists)",
+)
 
 COVERED = load_covered()
 

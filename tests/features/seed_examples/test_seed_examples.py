@@ -55,7 +55,10 @@ def test_catalogue_is_consistent():
             assert example.after in BY_ID
 
 
-@pytest.mark.skipif(not SEEDS_SET, reason="SELECTOOLS_SEEDS is not set (.ci/run sets it when ../shared/seeds exists)")
+@pytest.mark.skipif(
+    not SEEDS_SET,
+    reason="SELECTOOLS_SEEDS is not set (.ci/run sets it when ../shared/seeds exists)",
+)
 def test_examples_are_verbatim_copies_of_the_seed():
     lines = (SEEDS / SEED).read_text(encoding="utf-8").split("\n")
     for example in EXAMPLES:
@@ -65,7 +68,10 @@ def test_examples_are_verbatim_copies_of_the_seed():
         assert lines[example.line + len(copied)].startswith("```"), f"{example.id}: block is longer"
 
 
-@pytest.mark.skipif(not SEEDS_SET, reason="SELECTOOLS_SEEDS is not set (.ci/run sets it when ../shared/seeds exists)")
+@pytest.mark.skipif(
+    not SEEDS_SET,
+    reason="SELECTOOLS_SEEDS is not set (.ci/run sets it when ../shared/seeds exists)",
+)
 def test_every_python_block_of_the_pages_is_accounted_for():
     lines = (SEEDS / SEED).read_text(encoding="utf-8").split("\n")
     pages = [(6624, 7128), (10600, 11125), (16262, 16353)]

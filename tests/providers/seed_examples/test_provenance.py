@@ -26,7 +26,10 @@ WHOLE_PAGES = {
     "AZURE_OPENAI": (18768, 18923),
 }
 
-pytestmark = pytest.mark.skipif(not SEEDS_SET, reason="SELECTOOLS_SEEDS is not set (.ci/run sets it when ../shared/seeds exists)")
+pytestmark = pytest.mark.skipif(
+    not SEEDS_SET,
+    reason="SELECTOOLS_SEEDS is not set (.ci/run sets it when ../shared/seeds exists)",
+)
 
 
 def _lines(seed: str) -> list[str]:
