@@ -8,7 +8,10 @@ AGENT, QUICKSTART and USAGE pages for these features are in tests/seed_examples/
 ``kind``: ``runs`` executes as written; ``fragment`` needs names the page
 defines elsewhere or leaves to the reader, which ``prelude`` supplies (an
 offline provider, a store, a filled memory), and ``fill`` lists the exact
-replacements of a ``...`` placeholder; ``skip`` cannot run here (``reason``).
+replacements of a ``...`` placeholder; ``server`` builds a network provider: it runs against a
+``selectools.testing.FakeLLMServer`` (the provider's environment variables point
+at it, ``script`` lists the scripted replies, ``fake_server`` is in the
+namespace for the epilogue); ``skip`` cannot run here (``reason``).
 ``epilogue`` exercises what the example defines (and asserts on it);
 ``stdout`` lists text the printed output must contain; ``after`` names an
 example run first in the same namespace, as in a notebook.
@@ -34,6 +37,7 @@ class SeedExample:
     after: str = ""
     reason: str = ""
     note: str = ""
+    script: tuple[str, ...] = ()
 
     @property
     def source(self) -> str:
@@ -421,8 +425,8 @@ memory = ConversationMemory(max_messages=20)
     SeedExample(
         id="sessions-quick-start",
         line=10641,
-        kind="skip",
-        reason="builds OpenAIProvider(): needs an OpenAI API key",
+        kind="server",
+        script=('"Nice to meet you, Alice."', '"Your name is Alice."'),
         code=r"""
 from selectools import Agent, AgentConfig, OpenAIProvider, ConversationMemory, Message, Role
 from selectools.sessions import JsonFileSessionStore
@@ -457,6 +461,18 @@ agent2 = Agent(
 
 result = agent2.run([Message(role=Role.USER, content="What is my name?")])
 # Agent remembers: "Alice"
+""",
+        epilogue=r"""
+import json
+
+# agent2 is a new agent with an empty memory: what it sends comes from the session
+first, second = fake_server.requests
+sent = json.dumps(second.json["messages"])
+assert "My name is Alice." in sent and "Nice to meet you, Alice." in sent, sent
+assert "What is my name?" not in json.dumps(first.json["messages"])
+assert result.content == "Your name is Alice."
+assert [m.content for m in agent2.memory.get_history()][:2] == [
+    "My name is Alice.", "Nice to meet you, Alice."]
 """,
     ),
     SeedExample(
@@ -591,8 +607,9 @@ assert store.exists('s1')  # well within the hour
     SeedExample(
         id="sessions-agent-configuration",
         line=10856,
-        kind="skip",
-        reason="builds OpenAIProvider(): needs an OpenAI API key",
+        kind="server",
+        fill=(("tools=[...]", "tools=[]"),),
+        script=('"Hello!"',),
         code=r"""
 from selectools import Agent, AgentConfig, OpenAIProvider, ConversationMemory
 from selectools.sessions import SQLiteSessionStore
@@ -609,12 +626,24 @@ agent = Agent(
     ),
 )
 """,
+        epilogue=r"""
+agent.run("Hi")
+saved = store.load("thread-abc-123")
+assert [m["content"] for m in saved["messages"]] == ["Hi", "Hello!"], saved
+""",
     ),
     SeedExample(
         id="sessions-metadata",
         line=10904,
-        kind="skip",
-        reason="builds OpenAIProvider(): needs an OpenAI API key",
+        kind="server",
+        prelude=r"""
+from selectools import Agent, AgentConfig, ConversationMemory, OpenAIProvider
+from selectools.sessions import SQLiteSessionStore
+
+store = SQLiteSessionStore(db_path="sessions.db")
+""",
+        fill=(("tools=[...]", "tools=[]"),),
+        script=('"Hello!"',),
         code=r"""
 agent = Agent(
     tools=[...],
@@ -630,6 +659,12 @@ agent = Agent(
         },
     ),
 )
+""",
+        epilogue=r"""
+agent.run("Hi")
+metadata = store.load("user-42")["metadata"]
+assert {k: metadata[k] for k in ("user_id", "channel", "created_at")} == {
+    "user_id": "42", "channel": "web", "created_at": "2026-03-13T10:00:00Z"}, metadata
 """,
     ),
     SeedExample(

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from selectools.testing import FakeLLMServer
+
 from .examples import BY_ID, EXAMPLES, SEED, SeedExample
 
 # The seed docs folder. Unset: these checks are not run here; set: every check runs and a
@@ -38,8 +40,18 @@ def test_example_runs(example, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     namespace: dict = {"__name__": "__main__"}
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):
+    with contextlib.ExitStack() as stack:
+        if example.kind == "server":
+            server = stack.enter_context(FakeLLMServer())
+            for name, value in server.env(api_key="sk-seed-example-key").items():
+                monkeypatch.setenv(name, value)
+            server.add(*(eval(item, {}) for item in example.script))
+            namespace["fake_server"] = server
+        stack.enter_context(contextlib.redirect_stdout(out))
         _execute(example, namespace)
+        if example.kind == "server":
+            assert server.remaining == 0, "the example made fewer model calls than scripted"
+            assert server.errors == []
     for text in example.stdout:
         assert text in out.getvalue(), f"{text!r} not printed; got:\n{out.getvalue()}"
 
@@ -47,8 +59,9 @@ def test_example_runs(example, tmp_path, monkeypatch):
 def test_catalogue_is_consistent():
     assert len({e.id for e in EXAMPLES}) == len(EXAMPLES)
     for example in EXAMPLES:
-        assert example.kind in ("runs", "fragment", "skip"), example.id
+        assert example.kind in ("runs", "fragment", "server", "skip"), example.id
         assert (example.kind == "skip") == bool(example.reason), example.id
+        assert (example.kind == "server") == bool(example.script), example.id
         if example.kind == "runs":
             assert not (example.prelude or example.fill), f"{example.id} runs as written"
         if example.after:
