@@ -12,7 +12,13 @@ and how it is treated (``kind``):
                definitions) and ``fill`` (exact, listed replacements of a
                placeholder such as ``tools=[...]``). A fragment with a
                ``reason`` cannot be made meaningful and is not executed.
-``needs_key``  builds a network provider or calls a real API: not executed here.
+``needs_key``  builds a network provider or calls a real API. With ``server =
+               true`` it runs against a ``selectools.testing.FakeLLMServer``:
+               the providers' key and base-URL variables point at it,
+               ``script`` lists its replies (Python expressions over
+               ``FakeReply``, ``FakeToolCall``, ``Fault``, ``tool_call``), and
+               the ``check`` sees it as ``fake_server``; every scripted reply
+               must be used. Without it the example is not executed.
 ``later``      uses a feature no landed issue provides yet (``feature``, not in
                ``LANDED``). Executed as soon as every ``requires`` entry
                imports (``module:Name``, or ``module:Name.field`` for a config
@@ -102,9 +108,13 @@ class Example:
     stdout: tuple[str, ...] = ()
     warns: tuple[str, ...] = ()
     raises: str | None = None
+    server: bool = False
+    script: tuple[str, ...] = ()
 
     @property
     def executable(self) -> bool:
+        if self.kind == "needs_key":
+            return self.server
         return self.kind in ("runs", "later") or (self.kind == "fragment" and not self.reason)
 
     def filled_code(self) -> str:
@@ -137,7 +147,7 @@ def load_examples() -> dict[str, Example]:
         for raw in _load(path).get("example", []):
             raw = dict(raw)
             raw["fill"] = tuple(Fill(**f) for f in raw.get("fill", ()))
-            for key in ("requires", "after", "prelude", "stdout", "warns"):
+            for key in ("requires", "after", "prelude", "stdout", "warns", "script"):
                 raw[key] = tuple(raw.get(key, ()))
             example = Example(**raw)
             if example.id in examples:
@@ -261,12 +271,13 @@ def _exec_example(example: Example, namespace: dict[str, Any], *, main: bool) ->
         _run_source(example.check, namespace, f"<check of {example.id}>")
 
 
-def execute(example: Example) -> Run:
+def execute(example: Example, **names: Any) -> Run:
     """Run an example (with its preludes) in a fresh namespace; capture stdout and warnings.
 
-    The caller sets the working directory (a temporary one in the tests).
+    The caller sets the working directory (a temporary one in the tests); ``names``
+    are added to the namespace (``fake_server`` for a ``server`` example's check).
     """
-    namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
+    namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins, **names}
     buffer = io.StringIO()
     root = logging.getLogger()
     saved_handlers, saved_level = list(root.handlers), root.level

@@ -24,6 +24,8 @@ import logging
 
 import pytest
 
+from selectools.testing import FakeLLMServer, FakeReply, FakeToolCall, Fault, tool_call
+
 from ._catalog import (
     EXAMPLES,
     KINDS,
@@ -33,6 +35,13 @@ from ._catalog import (
     execute,
     missing_requirement,
 )
+
+SCRIPT_NAMES = {
+    "FakeReply": FakeReply,
+    "FakeToolCall": FakeToolCall,
+    "Fault": Fault,
+    "tool_call": tool_call,
+}
 
 EXECUTABLE = [
     pytest.param(
@@ -55,12 +64,21 @@ def _run(example_id: str):
 
 @pytest.mark.parametrize("example", EXECUTABLE)
 @pytest.mark.usefixtures("in_tmp_dir")
-def test_example(example):
+def test_example(example, monkeypatch):
     if example.kind == "later":
         missing = missing_requirement(example)
         if missing:
             pytest.skip(f"later ({example.feature}): {missing}")
-    run = execute(example)
+    if example.server:
+        with FakeLLMServer() as server:
+            for name, value in server.env(api_key="sk-seed-example-key").items():
+                monkeypatch.setenv(name, value)
+            server.add(*(eval(item, dict(SCRIPT_NAMES)) for item in example.script))
+            run = execute(example, fake_server=server)
+            assert server.remaining == 0, f"{example.id}: fewer model calls than scripted"
+            assert server.errors == []
+    else:
+        run = execute(example)
     for text in example.stdout:
         assert text in run.stdout, (
             f"{example.id}: {text!r} not in the printed output:\n{run.stdout}"
@@ -82,6 +100,8 @@ def test_catalogue_is_well_formed():
             assert example.requires, f"{example.id}: a later example names what gates it"
         if example.reason:
             assert example.kind == "fragment", example.id
+        if example.server or example.script:
+            assert example.kind == "needs_key" and example.server, example.id
         for dep in example.after:
             assert dep in EXAMPLES, f"{example.id}: unknown example {dep}"
             assert EXAMPLES[dep].executable, f"{example.id} runs after non-executable {dep}"
