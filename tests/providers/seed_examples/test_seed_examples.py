@@ -1,4 +1,4 @@
-"""The provider pages' code examples run unmodified against the FakeLLMServer.
+"""The provider pages' code examples run against the FakeLLMServer (as written, or with the prelude/fill listed in the entry).
 
 Environment variables (OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GEMINI_BASE_URL,
 OLLAMA_HOST, AZURE_OPENAI_*, and the keys) point every provider at the server;
