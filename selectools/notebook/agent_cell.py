@@ -16,7 +16,7 @@ from typing import Any
 from ..agent import Agent, AgentConfig
 from ..exceptions import SelectoolsError
 from ..tools import Tool
-from ._components import error_line
+from .._view._components import error_line
 from ._interpolate import interpolate
 from ._options import ParsedLine
 from .errors import NotebookUsageError

@@ -19,7 +19,7 @@ from typing import Any
 from ..observer import AgentObserver
 from ..types import AgentResult
 from . import _frontend
-from ._components import error_line
+from .._view._components import error_line
 from ._magic_options import OUTPUT_FORMATS
 from .transcript import Transcript
 

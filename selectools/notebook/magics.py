@@ -26,7 +26,7 @@ from IPython.core.magic import (
 
 from ..exceptions import SelectoolsError
 from . import _frontend
-from ._components import error_line
+from .._view._components import error_line
 from ._magic_options import AGENT_OPTIONS, TOOL_OPTIONS
 from ._options import Option, parse_line
 from .errors import NotebookUsageError
@@ -141,7 +141,7 @@ class SelectoolsMagics(Magics):
 
         Options:
         """
-        from .render import mimebundle
+        from .._view.render import mimebundle
         from .tool_cell import ToolOptions, define_tools
 
         with _usage_errors():

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..exceptions import SelectoolsError
-from ._components import error_line
+from .._view._components import error_line
 from .errors import NotebookUsageError
 
 __all__ = [

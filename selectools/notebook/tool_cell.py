@@ -17,7 +17,7 @@ from typing import Any
 
 from ..exceptions import ToolValidationError
 from ..tools import Tool, tool
-from ._components import error_line
+from .._view._components import error_line
 from .errors import NotebookUsageError
 
 __all__ = ["ToolOptions", "define_tools"]
