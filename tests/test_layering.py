@@ -194,7 +194,7 @@ def test_a_planted_violation_is_reported(tmp_path, source):
 
 def test_a_nested_relative_import_is_resolved(tmp_path):
     root = _package(tmp_path, {"agent/core.py": "from ..notebook import magics\n"})
-    assert [v.imported for v in violations(root)][0] == "selectools.notebook"
+    assert [v.imported for v in violations(root)] == ["selectools.notebook"]
 
 
 @pytest.mark.parametrize(

@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._view._components import error_line
 from ..agent import Agent, AgentConfig
 from ..exceptions import SelectoolsError
 from ..tools import Tool
-from .._view._components import error_line
 from ._interpolate import interpolate
 from ._options import ParsedLine
 from .errors import NotebookUsageError

@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..exceptions import SelectoolsError
 from .._view._components import error_line
+from ..exceptions import SelectoolsError
 from .errors import NotebookUsageError
 
 __all__ = [

@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..types import AgentResult, Message, StreamChunk
 from .._view import _html as h
 from .._view._components import ToolCard, error_line, tool_card_html, tool_card_text
 from .._view.render import (
@@ -22,6 +21,7 @@ from .._view.render import (
     result_header_html,
     result_header_text,
 )
+from ..types import AgentResult, Message, StreamChunk
 
 __all__ = ["Iteration", "Transcript"]
 
