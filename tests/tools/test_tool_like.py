@@ -17,8 +17,8 @@ import pytest
 
 from selectools import Agent, AgentConfig, ToolConfig, ToolPolicy
 from selectools.exceptions import ToolValidationError
-from selectools.tools import Tool, ToolLike, ToolRegistry, tool
 from selectools.testing import ScriptedProvider, tool_call
+from selectools.tools import Tool, ToolLike, ToolRegistry, tool
 
 
 class RemoteLookup:
