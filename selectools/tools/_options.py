@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, fields
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["ConfigInjector", "ToolKeywords", "ToolOptions", "tool_options"]
+__all__ = ["ConfigInjector", "ToolOptions", "tool_options"]
 
 ConfigInjector = Callable[[], Mapping[str, Any] | None]
 
@@ -42,18 +42,21 @@ class ToolOptions:
     injected_kwargs: Mapping[str, Any] | None = None
 
 
-class ToolKeywords(TypedDict, total=False):
-    """The keyword spelling of :class:`ToolOptions` (for ``**options: Unpack[ToolKeywords]``)."""
+if TYPE_CHECKING:  # only type checkers need the keyword spelling (it costs import time)
+    from typing import TypedDict
 
-    name: str | None
-    description: str | None
-    param_metadata: Mapping[str, Any] | None
-    streaming: bool | None
-    terminal: bool
-    requires_approval: bool
-    config_injector: ConfigInjector | None
-    injected: Collection[str] | str | None
-    injected_kwargs: Mapping[str, Any] | None
+    class ToolKeywords(TypedDict, total=False):
+        """The keyword spelling of :class:`ToolOptions` (for ``**options: Unpack[ToolKeywords]``)."""
+
+        name: str | None
+        description: str | None
+        param_metadata: Mapping[str, Any] | None
+        streaming: bool | None
+        terminal: bool
+        requires_approval: bool
+        config_injector: ConfigInjector | None
+        injected: Collection[str] | str | None
+        injected_kwargs: Mapping[str, Any] | None
 
 
 _NAMES = tuple(f.name for f in fields(ToolOptions))

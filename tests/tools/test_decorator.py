@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import copy
 import functools
 import pickle
@@ -9,14 +10,15 @@ import subprocess
 import sys
 import timeit
 from dataclasses import fields
+from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic import BaseModel
 
+import selectools.tools._options
 from selectools.exceptions import ToolValidationError
 from selectools.tools import Tool, ToolOptions, ToolParameter, ToolRegistry, tool
-from selectools.tools._options import ToolKeywords
 
 
 @tool
@@ -110,7 +112,17 @@ def test_tool_options_are_one_value_passed_through() -> None:
     made = Tool("f", "F.", [ToolParameter("x", str, "x")], f, options=options)
     assert (made.terminal, made.requires_approval, made.injected_kwargs) == (True, True, {"key": "k"})
     assert made.execute({"x": "a"}) == "ak"
-    assert set(ToolKeywords.__annotations__) == {f.name for f in fields(ToolOptions)}
+
+
+
+def test_the_typed_keywords_match_the_options() -> None:
+    """``ToolKeywords`` (type checkers only) spells the same fields as ``ToolOptions``."""
+    tree = ast.parse(Path(selectools.tools._options.__file__).read_text())
+    keywords = next(
+        node for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and node.name == "ToolKeywords"
+    )
+    names = [n.target.id for n in keywords.body if isinstance(n, ast.AnnAssign)]
+    assert names == [f.name for f in fields(ToolOptions)]
 
 
 def test_repr_is_short_and_deterministic() -> None:
