@@ -1,8 +1,8 @@
 """Rich display hook shared by the core value types.
 
 Jupyter asks an object for ``_repr_mimebundle_``; the rendering itself lives in
-:mod:`selectools.notebook.render` (plain string building, no IPython import) and
-is loaded only when a frontend asks, so the core never imports the notebook stack.
+:mod:`selectools._view.render` (plain string building, no IPython import) and
+is loaded only when a frontend asks, so importing a core type stays cheap.
 """
 
 from __future__ import annotations
@@ -20,6 +20,6 @@ class RichDisplay:
     def _repr_mimebundle_(
         self, include: Any = None, exclude: Any = None, **kwargs: Any
     ) -> dict[str, Any]:
-        from .notebook.render import mimebundle
+        from ._view.render import mimebundle
 
         return mimebundle(self, include=include, exclude=exclude)

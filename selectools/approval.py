@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 if TYPE_CHECKING:
     from .policy import PolicyResult
-    from .tools import Tool
+    from .tools import ToolLike
 
 __all__ = [
     "ApprovalDecision",
@@ -107,7 +107,7 @@ class ApprovalRequest:
         timeout: float | None = None,
         tokens_used: int = 0,
         cost_usd: float = 0.0,
-        tool: Tool | None = None,
+        tool: ToolLike | None = None,
     ) -> None:
         self.tool_name = tool_name
         self.tool_args: dict[str, Any] = copy.deepcopy(dict(tool_args))

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from .tools import Tool
+    from .tools import ToolLike
     from .types import Message
 
 __all__ = ["Cache", "CacheKeyBuilder", "CacheStats", "InMemoryCache"]
@@ -167,7 +167,7 @@ class CacheKeyBuilder:
         model: str,
         system_prompt: str,
         messages: Sequence[Message],
-        tools: Sequence[Tool] | None,
+        tools: Sequence[ToolLike] | None,
         temperature: float,
     ) -> str:
         payload = {
@@ -196,6 +196,6 @@ def _message_fingerprint(message: Message) -> list[Any]:
     ]
 
 
-def _tool_fingerprint(tool: Tool) -> list[Any]:
+def _tool_fingerprint(tool: ToolLike) -> list[Any]:
     schema = tool.schema()
     return [schema["name"], schema["description"], schema["parameters"]]

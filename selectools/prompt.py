@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .tools import Tool
+    from .tools import ToolLike
 
 __all__ = ["DEFAULT_INSTRUCTIONS", "TOOL_CALL_CONTRACT", "PromptBuilder"]
 
@@ -35,7 +35,7 @@ class PromptBuilder:
 
     def build(
         self,
-        tools: Sequence[Tool],
+        tools: Sequence[ToolLike],
         *,
         system_prompt: str | None = None,
         native_tools: bool = False,

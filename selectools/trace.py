@@ -268,13 +268,13 @@ class AgentTrace(RichDisplay):
 
     def to_dataframe(self) -> pandas.DataFrame:
         """One row per step (type, name, start, end, duration, lane, tokens, cost, status); needs pandas."""
-        from .notebook.charts import trace_to_dataframe
+        from ._view.charts import trace_to_dataframe
 
         return trace_to_dataframe(self)
 
     def gantt(self, **kwargs: Any) -> plotly.graph_objects.Figure:
         """A plotly Gantt chart of the run's LLM, tool and node spans on lanes; needs plotly."""
-        from .notebook.charts import trace_gantt
+        from ._view.charts import trace_gantt
 
         return trace_gantt(self, **kwargs)
 

@@ -56,3 +56,17 @@ def test_public_names_resolve():
 
     for name in selectools.__all__:
         assert getattr(selectools, name) is not None, name
+
+
+def test_rendering_a_result_and_a_trace_loads_no_notebook_module():
+    """The rich reprs are core code (selectools._view): no IPython glue, pandas or plotly."""
+    loaded = _modules_after(
+        "from selectools import Agent\n"
+        "result = Agent().run('hi')\n"
+        "result._repr_mimebundle_()\n"
+        "result.trace._repr_mimebundle_()\n"
+        "result.usage._repr_mimebundle_()"
+    )
+    assert "selectools._view.render" in loaded
+    assert not [m for m in loaded if m.startswith("selectools.notebook")]
+    assert not [m for m in HEAVY if m in loaded]

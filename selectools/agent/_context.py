@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..observer import EventEmitter
@@ -13,7 +13,7 @@ from .config import effective_model
 
 if TYPE_CHECKING:
     from ..cancellation import CancellationToken
-    from ..tools import Tool
+    from ..tools import ToolLike
     from .config import AgentConfig
     from .core import Agent
 
@@ -64,8 +64,8 @@ class RunContext:
         self.provider = agent._provider
         self.model = effective_model(config, self.provider)
         self.system_prompt = agent._system_prompt
-        self.tools: list[Tool] = agent._tools
-        self.tools_by_name: dict[str, Tool] = agent._tools_by_name
+        self.tools: list[ToolLike] = agent._tools
+        self.tools_by_name: Mapping[str, ToolLike] = agent._tools_by_name
         self.trace = AgentTrace(
             run_id, parent_run_id or config.parent_run_id, config.trace_metadata
         )

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..approval import ApprovalRequest
     from ..cancellation import CancellationToken
-    from ..tools import Tool
+    from ..tools import ToolLike
     from ..types import Message
     from ._tool_jobs import ToolJob
 
@@ -29,7 +29,7 @@ class LLMRequest:
     model: str
     system_prompt: str
     messages: list[Message]
-    tools: list[Tool] | None
+    tools: list[ToolLike] | None
     temperature: float
     max_tokens: int
     timeout: float | None

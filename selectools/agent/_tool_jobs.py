@@ -19,7 +19,7 @@ from ..trace import StepType, now
 from ..types import ToolCall
 
 if TYPE_CHECKING:
-    from ..tools import Tool
+    from ..tools import ToolLike
     from ._context import RunContext
 
 __all__ = ["ToolJob", "run_jobs_async", "run_jobs_sync"]
@@ -49,7 +49,7 @@ class ToolJob:
         self.call = call
         self.call_id = call_id
         self.lane = lane
-        self.tool: Tool | None = ctx.tools_by_name.get(call.tool_name)
+        self.tool: ToolLike | None = ctx.tools_by_name.get(call.tool_name)
         self.failure: Exception | None = None
         if self.tool is None:
             self.failure = UnknownToolError(call.tool_name, list(ctx.tools_by_name))

@@ -19,7 +19,8 @@ from ..parser import ToolCallParser
 from ..prompt import PromptBuilder
 from ..providers.stubs import LocalProvider
 from ..structured import build_schema_instruction, schema_from_response_format
-from ..tools import Tool, tool
+from ..tools import ToolLike, ToolRegistry
+from ..tools._registry import as_tool
 from ..types import AgentResult, Message, Role, StreamChunk
 from ..usage import AgentUsage
 from ._batch import run_batch, run_batch_async
@@ -100,7 +101,7 @@ class Agent(RichDisplay):
 
     def __init__(
         self,
-        tools: Iterable[Tool | Callable[..., Any]] | None = None,
+        tools: Iterable[ToolLike | Callable[..., Any]] | None = None,
         provider: Any = None,
         config: AgentConfig | None = None,
         memory: Any = None,
@@ -124,11 +125,10 @@ class Agent(RichDisplay):
         )
         self._lock = threading.Lock()
         self._history: list[Message] = []
-        self._tools: list[Tool] = []
-        self._tools_by_name: dict[str, Tool] = {}
+        self._registry = ToolRegistry()
         for item in tools or ():
             self._register(item, replace_existing=False)
-        self._system_prompt = self._build_system_prompt()
+        self._sync_tools()
         #: metadata saved with the session (restored on load, then config.session_metadata)
         self.session_metadata: dict[str, Any] = {}
         self._session_loaded: tuple[float, float, int] | None = None
@@ -161,7 +161,7 @@ class Agent(RichDisplay):
         return self._system_prompt
 
     @property
-    def tools(self) -> list[Tool]:
+    def tools(self) -> list[ToolLike]:
         return list(self._tools)
 
     def _build_system_prompt(self) -> str:
@@ -170,47 +170,44 @@ class Agent(RichDisplay):
             self._tools, system_prompt=self.config.system_prompt, native_tools=native
         )
 
-    def _register(self, item: Tool | Callable[..., Any], *, replace_existing: bool) -> Tool:
-        if not isinstance(item, Tool):
-            if not callable(item):
-                raise TypeError(
-                    f"tools must be Tool objects (use @tool) or functions, got {item!r}"
-                )
-            item = tool(item)
-        if item.name in self._tools_by_name:
-            if not replace_existing:
-                raise ValueError(
-                    f"two tools are named '{item.name}'; tool names must be unique "
-                    "(pass @tool(name=...) to rename one)"
-                )
-            self._tools = [t for t in self._tools if t.name != item.name]
-        self._tools = [*self._tools, item]
-        self._tools_by_name = {**self._tools_by_name, item.name: item}
-        return item
+    def _register(self, item: ToolLike | Callable[..., Any], *, replace_existing: bool) -> ToolLike:
+        if not callable(item) and not isinstance(item, ToolLike):
+            raise TypeError(
+                f"tools must be Tool objects (use @tool), ToolLike objects or functions, got {item!r}"
+            )
+        made = as_tool(item)
+        if not replace_existing and made.name in self._registry:
+            raise ValueError(
+                f"two tools are named '{made.name}'; tool names must be unique "
+                "(pass @tool(name=...) to rename one)"
+            )
+        return self._registry.register(made)
 
-    def add_tool(self, new_tool: Tool | Callable[..., Any]) -> Tool:
+    def _sync_tools(self) -> None:
+        """Publish the registry's current tools; a running context keeps the ones it took."""
+        self._tools_by_name = self._registry.mapping()
+        self._tools = self._registry.all()
+        self._system_prompt = self._build_system_prompt()
+
+    def add_tool(self, new_tool: ToolLike | Callable[..., Any]) -> ToolLike:
         """Add a tool for the next runs; a tool with the same name is replaced."""
         added = self._register(new_tool, replace_existing=True)
-        self._system_prompt = self._build_system_prompt()
+        self._sync_tools()
         return added
 
-    def add_tools(self, tools: Iterable[Tool | Callable[..., Any]]) -> None:
+    def add_tools(self, tools: Iterable[ToolLike | Callable[..., Any]]) -> None:
         for item in tools:
             self._register(item, replace_existing=True)
-        self._system_prompt = self._build_system_prompt()
+        self._sync_tools()
 
-    def remove_tool(self, tool_name: str) -> Tool:
+    def remove_tool(self, tool_name: str) -> ToolLike:
         """Remove a tool by name; later calls to it get the unknown-tool error."""
         if tool_name not in self._tools_by_name:
             raise KeyError(
                 f"agent has no tool named {tool_name!r}; its tools are {sorted(self._tools_by_name)}"
             )
-        removed = self._tools_by_name[tool_name]
-        self._tools = [t for t in self._tools if t.name != tool_name]
-        self._tools_by_name = {
-            name: t for name, t in self._tools_by_name.items() if name != tool_name
-        }
-        self._system_prompt = self._build_system_prompt()
+        removed = self._registry.remove(tool_name)
+        self._sync_tools()
         return removed
 
     # -- running -------------------------------------------------------------

@@ -1,9 +1,10 @@
-"""The Jupyter layer of selectools: magics, live streaming view, rich display, trace charts.
+"""The Jupyter layer of selectools: the extension, magics, live streaming view and frontend glue.
 
 ``%load_ext selectools`` registers ``%selectools``, ``%%tool`` and ``%%agent``
-(see :mod:`.magics`). The rich reprs of the core types are rendered by
-:mod:`.render`; ``trace.to_dataframe()`` and ``trace.gantt()`` by :mod:`.charts`.
-Names here load lazily, so the core's display hooks never import IPython.
+(see :mod:`.magics`). Only IPython glue lives here; the renderings of the core
+types and the trace charts are core code in :mod:`selectools._view`, which
+nothing here is needed for. Names load lazily; ``trace_gantt`` and
+``trace_to_dataframe`` are re-exported from the view package.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ _EXPORTS = {
     "NotebookUsageError": ".errors",
     "load_ipython_extension": ".extension",
     "run_live": ".live",
-    "trace_gantt": ".charts",
-    "trace_to_dataframe": ".charts",
+    "trace_gantt": "selectools._view.charts",
+    "trace_to_dataframe": "selectools._view.charts",
     "unload_ipython_extension": ".extension",
 }
 
@@ -46,7 +47,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from .charts import trace_gantt, trace_to_dataframe
+    from .._view.charts import trace_gantt, trace_to_dataframe
     from .errors import NotebookUsageError
     from .extension import load_ipython_extension, unload_ipython_extension
     from .live import LiveRun, run_live

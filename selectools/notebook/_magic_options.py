@@ -9,12 +9,12 @@ __all__ = ["AGENT_OPTIONS", "OUTPUT_FORMATS", "TOOL_OPTIONS"]
 #: how the final answer can be shown besides plain text
 OUTPUT_FORMATS = ("text", "markdown", "json")
 
+#: each option is a field of selectools.tools.ToolOptions (--requires-approval -> requires_approval)
 TOOL_OPTIONS = (
     Option("--name", metavar="NAME", help="tool name (cells with one function)"),
     Option("--description", metavar="TEXT", help="description (default: the docstring)"),
     Option("--terminal", kind="flag", help="the run ends when this tool succeeds"),
     Option("--requires-approval", kind="flag", help="calls need approval before they run"),
-    Option("--screen-output", kind="flag", help="screen the output before the model sees it"),
 )
 
 AGENT_OPTIONS = (

@@ -7,16 +7,15 @@ and leaves the notebook as it was.
 
 from __future__ import annotations
 
-import importlib.util
 import keyword
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._view._components import error_line
 from ..agent import Agent, AgentConfig
 from ..exceptions import SelectoolsError
-from ..tools import Tool
-from ._components import error_line
+from ..tools import ToolLike
 from ._interpolate import interpolate
 from ._options import ParsedLine
 from .errors import NotebookUsageError
@@ -106,7 +105,7 @@ def _tools(
         if not name:
             continue
         value = state.tools.get(name, namespace.get(name))
-        if isinstance(value, Tool) or (callable(value) and not isinstance(value, type)):
+        if isinstance(value, ToolLike) or (callable(value) and not isinstance(value, type)):
             tools.append(value)
             continue
         known = ", ".join(state.tools) or "none yet (define them with %%tool)"
@@ -115,13 +114,8 @@ def _tools(
 
 
 def _memory(magic: str, name: str, state: NotebookState) -> Any:
-    try:
-        from ..memory import ConversationMemory  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        raise NotebookUsageError(
-            f"{magic}: --memory needs selectools.memory.ConversationMemory, which this version "
-            "of selectools does not have yet"
-        ) from None
+    from ..memory import ConversationMemory
+
     key = name or "default"
     if key not in state.memories:
         state.memories[key] = ConversationMemory()
@@ -174,10 +168,5 @@ def _response_format(magic: str, name: str | None, namespace: Mapping[str, Any])
         raise NotebookUsageError(
             f"{magic}: --response-format needs a class (such as a pydantic model) or a JSON "
             f"Schema dict; '{name}' is a {type(value).__name__}"
-        )
-    if importlib.util.find_spec("selectools.structured") is None:
-        raise NotebookUsageError(
-            f"{magic}: --response-format needs structured output (selectools.structured), "
-            "which this version of selectools does not have yet"
         )
     return value

@@ -18,13 +18,13 @@ __all__ = ["load_ipython_extension", "protect_agent_lines", "unload_ipython_exte
 
 
 def _step_html(step: Any) -> str:
-    from .render import step_html
+    from .._view.render import step_html
 
     return step_html(step)
 
 
 def _tool_call_html(call: Any) -> str:
-    from .render import tool_call_html
+    from .._view.render import tool_call_html
 
     return tool_call_html(call)
 

@@ -16,10 +16,10 @@ import sys
 import threading
 from typing import Any
 
+from .._view._components import error_line
 from ..observer import AgentObserver
 from ..types import AgentResult
 from . import _frontend
-from ._components import error_line
 from ._magic_options import OUTPUT_FORMATS
 from .transcript import Transcript
 

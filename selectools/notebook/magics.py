@@ -24,9 +24,9 @@ from IPython.core.magic import (
     no_var_expand,
 )
 
+from .._view._components import error_line
 from ..exceptions import SelectoolsError
 from . import _frontend
-from ._components import error_line
 from ._magic_options import AGENT_OPTIONS, TOOL_OPTIONS
 from ._options import Option, parse_line
 from .errors import NotebookUsageError
@@ -141,8 +141,9 @@ class SelectoolsMagics(Magics):
 
         Options:
         """
-        from .render import mimebundle
-        from .tool_cell import ToolOptions, define_tools
+        from .._view.render import mimebundle
+        from ..tools import ToolOptions
+        from .tool_cell import define_tools
 
         with _usage_errors():
             options = parse_line("%%tool", line, TOOL_OPTIONS).options

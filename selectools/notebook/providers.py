@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._view._components import error_line
 from ..exceptions import SelectoolsError
-from ._components import error_line
 from .errors import NotebookUsageError
 
 __all__ = [

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._version import __version__
-from . import _html as h
+from .._view import _html as h
 from .providers import PROVIDERS, auto_provider, keys_found
 from .state import NotebookState
 

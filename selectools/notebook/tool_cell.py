@@ -12,34 +12,20 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from .._view._components import error_line
 from ..exceptions import ToolValidationError
-from ..tools import Tool, tool
-from ._components import error_line
+from ..tools import Tool, ToolOptions
+from ..tools._decorator import make_tool
 from .errors import NotebookUsageError
 
-__all__ = ["ToolOptions", "define_tools"]
+__all__ = ["define_tools"]
 
 _MAGIC = "%%tool"
 
 
-@dataclass(frozen=True)
-class ToolOptions:
-    """Overrides and flags a ``%%tool`` cell passes to ``@tool``."""
-
-    name: str | None = None
-    description: str | None = None
-    terminal: bool = False
-    requires_approval: bool = False
-    screen_output: bool = False
-
-    @property
-    def customised(self) -> bool:
-        return any(
-            (self.name, self.description, self.terminal, self.requires_approval, self.screen_output)
-        )
+_DEFAULT = ToolOptions()
 
 
 def _parse(cell: str) -> tuple[ast.Module, dict[str, str]]:
@@ -83,7 +69,7 @@ _MISSING = object()
 
 def _build(name: str, value: Any, options: ToolOptions) -> Tool:
     if isinstance(value, Tool):
-        if options.customised:
+        if options != _DEFAULT:
             raise NotebookUsageError(
                 f"{_MAGIC}: '{name}' is already a @tool; give its options to @tool(...) "
                 "or drop the decorator"
@@ -94,14 +80,7 @@ def _build(name: str, value: Any, options: ToolOptions) -> Tool:
             f"{_MAGIC}: '{name}' is a {type(value).__name__} after the cell ran, not a function"
         )
     try:
-        decorate = tool(
-            name=options.name,
-            description=options.description,
-            terminal=options.terminal,
-            requires_approval=options.requires_approval,
-            screen_output=options.screen_output,
-        )
-        return decorate(value)
+        return make_tool(value, None, options)
     except ToolValidationError as exc:
         raise NotebookUsageError(f"{_MAGIC}: '{name}': {error_line(exc)}") from None
 
@@ -109,7 +88,7 @@ def _build(name: str, value: Any, options: ToolOptions) -> Tool:
 def define_tools(
     cell: str,
     namespace: dict[str, Any],
-    options: ToolOptions = ToolOptions(),
+    options: ToolOptions = _DEFAULT,
     *,
     filename: str = "<%%tool cell>",
     flags: int = 0,

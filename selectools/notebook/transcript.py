@@ -12,16 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..types import AgentResult, Message, StreamChunk
-from . import _html as h
-from ._components import ToolCard, error_line, tool_card_html, tool_card_text
-from .render import (
+from .._view import _html as h
+from .._view._components import ToolCard, error_line, tool_card_html, tool_card_text
+from .._view.render import (
     STOP_TONES,
     render_html,
     result_details_html,
     result_header_html,
     result_header_text,
 )
+from ..types import AgentResult, Message, StreamChunk
 
 __all__ = ["Iteration", "Transcript"]
 

@@ -13,18 +13,24 @@ keys; if that probe raises, a ToolValidationError asks for ``injected=[...]``.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Mapping
 from types import FrameType
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from ..exceptions import ToolValidationError
 from ._docstrings import parse_docstring
 from ._inference import infer_parameters, unwrap_callable
+from ._options import ConfigInjector, ToolOptions, tool_options
 from ._tool import Tool
 
-__all__ = ["make_tool", "tool"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
-ConfigInjector = Callable[[], Mapping[str, Any] | None]
+    from ._options import ToolKeywords
+
+__all__ = ["decorate", "make_tool", "tool"]
+
+_DEFAULT = ToolOptions()
 
 
 def caller_frame(depth: int) -> FrameType | None:
@@ -64,19 +70,7 @@ def _probe_injector(injector: ConfigInjector, tool_name: str) -> set[str]:
 
 
 def make_tool(
-    func: Callable[..., Any],
-    frame: FrameType | None = None,
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    param_metadata: Mapping[str, Any] | None = None,
-    streaming: bool | None = None,
-    screen_output: bool = False,
-    terminal: bool = False,
-    requires_approval: bool = False,
-    config_injector: ConfigInjector | None = None,
-    injected: Collection[str] | str | None = None,
-    injected_kwargs: Mapping[str, Any] | None = None,
+    func: Callable[..., Any], frame: FrameType | None = None, options: ToolOptions = _DEFAULT
 ) -> Tool:
     """Build a Tool from ``func``; ``frame`` is where it was decorated."""
     if isinstance(func, Tool):
@@ -86,33 +80,47 @@ def make_tool(
             f"@tool expects a function, got {type(func).__name__}; "
             "pass options as keywords, e.g. @tool(description='...')"
         )
-    tool_name = name or getattr(func, "__name__", "") or ""
+    tool_name = options.name or getattr(func, "__name__", "") or ""
     doc = parse_docstring(getattr(unwrap_callable(func), "__doc__", None))
+    injected = options.injected
     if isinstance(injected, str):
         injected = [injected]
-    hidden = set(injected_kwargs or {}) | set(injected or ())
-    if config_injector is not None and injected is None and callable(config_injector):
-        hidden |= _probe_injector(config_injector, tool_name)
+    hidden = set(options.injected_kwargs or {}) | set(injected or ())
+    injector = options.config_injector
+    if injector is not None and injected is None and callable(injector):
+        hidden |= _probe_injector(injector, tool_name)
     parameters = infer_parameters(
         func,
         tool_name=tool_name,
-        param_metadata=param_metadata,
+        param_metadata=options.param_metadata,
         doc_params=doc.params,
         hidden=hidden,
         frame=frame,
     )
-    return Tool(
-        tool_name,
-        description if description is not None else doc.description,
-        parameters,
-        func,
-        injected_kwargs=injected_kwargs,
-        config_injector=config_injector,
-        streaming=bool(streaming),
-        screen_output=screen_output,
-        terminal=terminal,
-        requires_approval=requires_approval,
-    )
+    description = options.description if options.description is not None else doc.description
+    return Tool(tool_name, description, parameters, func, options=options)
+
+
+def decorate(
+    func: Callable[..., Any] | None,
+    options: ToolOptions,
+    then: Callable[[Tool], Tool] | None = None,
+) -> Tool | Callable[[Callable[..., Any]], Tool]:
+    """The body of ``@tool`` and ``@registry.tool``: bare or as a decorator factory.
+
+    Must be called directly by the public decorator: the frame two levels up
+    (bare use) or the decorator's caller is where local hint types resolve.
+    ``then`` (registration) is applied to the built tool.
+    """
+    if func is not None:
+        made = make_tool(func, caller_frame(2), options)
+        return then(made) if then is not None else made
+
+    def decorator(fn: Callable[..., Any]) -> Tool:
+        made = make_tool(fn, caller_frame(1), options)
+        return then(made) if then is not None else made
+
+    return decorator
 
 
 @overload
@@ -120,62 +128,17 @@ def tool(func: Callable[..., Any], /) -> Tool: ...
 
 
 @overload
-def tool(
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    param_metadata: Mapping[str, Any] | None = None,
-    streaming: bool | None = None,
-    screen_output: bool = False,
-    terminal: bool = False,
-    requires_approval: bool = False,
-    config_injector: ConfigInjector | None = None,
-    injected: Collection[str] | str | None = None,
-    injected_kwargs: Mapping[str, Any] | None = None,
-) -> Callable[[Callable[..., Any]], Tool]: ...
+def tool(**options: Unpack[ToolKeywords]) -> Callable[[Callable[..., Any]], Tool]: ...
 
 
 def tool(
-    func: Callable[..., Any] | None = None,
-    /,
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    param_metadata: Mapping[str, Any] | None = None,
-    streaming: bool | None = None,
-    screen_output: bool = False,
-    terminal: bool = False,
-    requires_approval: bool = False,
-    config_injector: ConfigInjector | None = None,
-    injected: Collection[str] | str | None = None,
-    injected_kwargs: Mapping[str, Any] | None = None,
+    func: Callable[..., Any] | None = None, /, **options: Any
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Make a Tool of a function: ``@tool``, ``@tool()`` or ``@tool(description=...)``.
 
-    Options: ``name`` (default: the function's name), ``description`` (default:
-    the docstring before its ``Args:`` section), ``param_metadata``
-    (``{"x": {"description": ..., "enum": [...]}}``), ``streaming`` (default:
-    True for generator functions), ``screen_output``, ``terminal``,
-    ``requires_approval``, ``injected_kwargs`` (fixed hidden arguments),
-    ``config_injector`` (a callable returning hidden arguments at each call;
-    probed once now unless ``injected`` names its keys).
+    The keywords are the fields of :class:`~selectools.tools.ToolOptions`:
+    ``name``, ``description``, ``param_metadata``, ``streaming``,
+    ``terminal``, ``requires_approval``, ``config_injector``, ``injected``
+    and ``injected_kwargs``.
     """
-    options: dict[str, Any] = {
-        "name": name,
-        "description": description,
-        "param_metadata": param_metadata,
-        "streaming": streaming,
-        "screen_output": screen_output,
-        "terminal": terminal,
-        "requires_approval": requires_approval,
-        "config_injector": config_injector,
-        "injected": injected,
-        "injected_kwargs": injected_kwargs,
-    }
-    if func is not None:
-        return make_tool(func, caller_frame(1), **options)
-
-    def decorator(fn: Callable[..., Any]) -> Tool:
-        return make_tool(fn, caller_frame(1), **options)
-
-    return decorator
+    return decorate(func, tool_options("@tool()", options))

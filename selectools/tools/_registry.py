@@ -2,24 +2,46 @@
 
 Registering a name that is already present replaces that tool in place:
 notebook cells get re-run, and re-running ``@registry.tool`` must not fail.
+Any :class:`~selectools.tools.ToolLike` can be registered; a plain function is
+made into a :class:`Tool` first. The name → tool mapping is replaced, never
+changed in place, so whoever took :meth:`ToolRegistry.mapping` (a running
+agent) keeps a stable view while tools are added or removed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
-from typing import Any, overload
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, overload
 
-from ._decorator import ConfigInjector, caller_frame, make_tool
+from ._decorator import caller_frame, decorate, make_tool
+from ._options import tool_options
+from ._protocol import ToolLike
 from ._tool import Tool
 
-__all__ = ["ToolRegistry"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ._options import ToolKeywords
+
+__all__ = ["ToolRegistry", "as_tool"]
+
+
+def as_tool(item: Any, depth: int = 0) -> ToolLike:
+    """``item`` itself if it is a tool (a Tool or any ToolLike), else ``@tool`` applied to it.
+
+    ``depth``: how many frames above the caller local hint types resolve.
+    Raises TypeError (from ``@tool``) for something that is neither.
+    """
+    if isinstance(item, (Tool, ToolLike)):
+        return item
+    return make_tool(item, caller_frame(depth + 1))
 
 
 class ToolRegistry:
     """Tools kept in registration order, looked up by name."""
 
-    def __init__(self, tools: Iterable[Tool | Callable[..., Any]] = ()) -> None:
-        self._tools: dict[str, Tool] = {}
+    def __init__(self, tools: Iterable[ToolLike | Callable[..., Any]] = ()) -> None:
+        self._tools: dict[str, ToolLike] = {}
         for item in tools:
             self.register(item)
 
@@ -27,81 +49,45 @@ class ToolRegistry:
     def tool(self, func: Callable[..., Any], /) -> Tool: ...
 
     @overload
-    def tool(
-        self,
-        /,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        param_metadata: Mapping[str, Any] | None = None,
-        streaming: bool | None = None,
-        screen_output: bool = False,
-        terminal: bool = False,
-        requires_approval: bool = False,
-        config_injector: ConfigInjector | None = None,
-        injected: Collection[str] | str | None = None,
-        injected_kwargs: Mapping[str, Any] | None = None,
-    ) -> Callable[[Callable[..., Any]], Tool]: ...
+    def tool(self, /, **options: Unpack[ToolKeywords]) -> Callable[[Callable[..., Any]], Tool]: ...
 
     def tool(
-        self,
-        func: Callable[..., Any] | None = None,
-        /,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        param_metadata: Mapping[str, Any] | None = None,
-        streaming: bool | None = None,
-        screen_output: bool = False,
-        terminal: bool = False,
-        requires_approval: bool = False,
-        config_injector: ConfigInjector | None = None,
-        injected: Collection[str] | str | None = None,
-        injected_kwargs: Mapping[str, Any] | None = None,
+        self, func: Callable[..., Any] | None = None, /, **options: Any
     ) -> Tool | Callable[[Callable[..., Any]], Tool]:
-        """Like :func:`selectools.tool`, and registers the result."""
-        options: dict[str, Any] = {
-            "name": name,
-            "description": description,
-            "param_metadata": param_metadata,
-            "streaming": streaming,
-            "screen_output": screen_output,
-            "terminal": terminal,
-            "requires_approval": requires_approval,
-            "config_injector": config_injector,
-            "injected": injected,
-            "injected_kwargs": injected_kwargs,
-        }
-        if func is not None:
-            return self.register(make_tool(func, caller_frame(1), **options))
+        """:func:`selectools.tool` that also registers the tool it makes."""
+        return decorate(func, tool_options("@registry.tool()", options), self._add)
 
-        def decorator(fn: Callable[..., Any]) -> Tool:
-            return self.register(make_tool(fn, caller_frame(1), **options))
+    def _add(self, made: Tool) -> Tool:
+        self._tools = {**self._tools, made.name: made}
+        return made
 
-        return decorator
+    def register(self, tool: ToolLike | Callable[..., Any]) -> ToolLike:
+        """Add a tool (a plain function is made into a Tool first) and return it."""
+        made = as_tool(tool, depth=1)
+        self._tools = {**self._tools, made.name: made}
+        return made
 
-    def register(self, tool: Tool | Callable[..., Any]) -> Tool:
-        """Add a Tool (a plain function is made into one first) and return it."""
-        if not isinstance(tool, Tool):
-            tool = make_tool(tool, caller_frame(1))
-        self._tools[tool.name] = tool
-        return tool
-
-    def all(self) -> list[Tool]:
+    def all(self) -> list[ToolLike]:
         """Every tool, in registration order (a new list)."""
         return list(self._tools.values())
 
-    def get(self, name: str) -> Tool:
+    def mapping(self) -> Mapping[str, ToolLike]:
+        """The current name → tool mapping, in order; it is never modified afterwards."""
+        return self._tools
+
+    def get(self, name: str) -> ToolLike:
         try:
             return self._tools[name]
         except KeyError:
             raise KeyError(self._unknown(name)) from None
 
-    def remove(self, name: str) -> Tool:
-        try:
-            return self._tools.pop(name)
-        except KeyError:
-            raise KeyError(self._unknown(name)) from None
+    def remove(self, name: str) -> ToolLike:
+        if name not in self._tools:
+            raise KeyError(self._unknown(name))
+        remaining = dict(self._tools)
+        removed = remaining.pop(name)
+        self._tools = remaining
+        return removed
 
     def _unknown(self, name: str) -> str:
         import difflib
@@ -116,14 +102,15 @@ class ToolRegistry:
         return list(self._tools)
 
     def __contains__(self, item: object) -> bool:
-        if isinstance(item, Tool):
-            return self._tools.get(item.name) is item
-        return item in self._tools
+        if isinstance(item, str):
+            return item in self._tools
+        name = getattr(item, "name", None)
+        return isinstance(name, str) and self._tools.get(name) is item
 
     def __len__(self) -> int:
         return len(self._tools)
 
-    def __iter__(self) -> Iterator[Tool]:
+    def __iter__(self) -> Iterator[ToolLike]:
         return iter(list(self._tools.values()))
 
     def __repr__(self) -> str:

@@ -14,11 +14,14 @@ from typing import Any
 
 from .._display import RichDisplay
 from ..exceptions import ToolExecutionError, ToolValidationError
+from ._options import ToolOptions
 from ._parameter import UNSET, ToolParameter
 from ._run import ChunkCallback, call_in_executor, finish_async, finish_sync
 from ._schema import Mismatch, TypeSpec, enum_contains, format_choices
 
 __all__ = ["Tool"]
+
+_DEFAULT = ToolOptions()
 
 
 class Tool(RichDisplay):
@@ -28,8 +31,12 @@ class Tool(RichDisplay):
     (connections, API keys). ``config_injector`` is called on every execution
     and its dict is passed too (keys the function does not accept are dropped,
     so one injector can serve many tools); injected values always win over
-    LLM-supplied ones. ``parameters`` is treated as read-only after
-    construction: build a new Tool to change it.
+    LLM-supplied ones. The flags (``streaming``, ``terminal``,
+    ``requires_approval``) come from ``options``, a
+    :class:`~selectools.tools.ToolOptions` (its name, description and
+    parameter options are ``@tool``'s business and are not read here).
+    ``parameters`` is treated as read-only after construction: build a new
+    Tool to change it. A Tool satisfies :class:`~selectools.tools.ToolLike`.
     """
 
     def __init__(
@@ -41,11 +48,12 @@ class Tool(RichDisplay):
         injected_kwargs: Mapping[str, Any] | None = None,
         config_injector: Callable[[], Mapping[str, Any] | None] | None = None,
         *,
-        streaming: bool = False,
-        screen_output: bool = False,
-        terminal: bool = False,
-        requires_approval: bool = False,
+        options: ToolOptions = _DEFAULT,
     ) -> None:
+        if injected_kwargs is None:
+            injected_kwargs = options.injected_kwargs
+        if config_injector is None:
+            config_injector = options.config_injector
         self.name = name
         self.description = description
         self.parameters: list[ToolParameter] = list(parameters or [])
@@ -54,10 +62,9 @@ class Tool(RichDisplay):
         self.config_injector = config_injector
         self.is_async = _is_async_callable(function)
         #: True for (async) generator functions even if not asked for: they stream.
-        self.streaming = bool(streaming) or _is_generator_callable(function)
-        self.screen_output = screen_output
-        self.terminal = terminal
-        self.requires_approval = requires_approval
+        self.streaming = bool(options.streaming) or _is_generator_callable(function)
+        self.terminal = options.terminal
+        self.requires_approval = options.requires_approval
         self._source: Any = UNSET
         self.__wrapped__ = function
         self.__name__: str = getattr(function, "__name__", name)

@@ -8,7 +8,7 @@ import pytest
 from IPython.core.displaypub import CapturingDisplayPublisher
 from IPython.core.interactiveshell import InteractiveShell
 
-#: the only clock-dependent text of a rendering (see selectools.notebook._html.duration)
+#: the only clock-dependent text of a rendering (see selectools._view._html.duration)
 _DURATION = re.compile(r'<span class="st-ms"[^>]*>[^<]*</span>')
 
 

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from selectools import Agent, AgentConfig, tool
-from selectools.notebook.charts import COLUMNS
+from selectools._view.charts import COLUMNS
 from selectools.testing import ScriptedProvider, reply, tool_call
 from selectools.trace import AgentTrace, StepType, TraceStep
 
@@ -97,7 +97,7 @@ def test_empty_trace_and_wrong_type():
     empty = AgentTrace()
     assert len(empty.to_dataframe()) == 0
     assert list(empty.gantt().data) == []
-    from selectools.notebook.charts import trace_gantt, trace_to_dataframe
+    from selectools._view.charts import trace_gantt, trace_to_dataframe
 
     with pytest.raises(TypeError, match="expected an AgentTrace"):
         trace_gantt([])

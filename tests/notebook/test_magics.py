@@ -216,11 +216,11 @@ def test_rerunning_a_tool_cell_replaces_the_tool(shell):
 
 
 def test_tool_cell_options(shell):
-    cell = '%%tool --name quote --description "Quote a price." --terminal --requires-approval --screen-output\ndef f(product: str) -> str:\n    """Doc."""\n    return product\n'
+    cell = '%%tool --name quote --description "Quote a price." --terminal --requires-approval\ndef f(product: str) -> str:\n    """Doc."""\n    return product\n'
     assert run(shell, cell).success
     made = shell.user_ns["f"]
     assert (made.name, made.description) == ("quote", "Quote a price.")
-    assert made.terminal and made.requires_approval and made.screen_output
+    assert made.terminal and made.requires_approval
 
 
 def test_tool_cell_keeps_a_decorated_tool(shell):
@@ -236,6 +236,8 @@ def test_tool_cell_keeps_a_decorated_tool(shell):
         ("%%tool\nx = 1\n", "the cell defines no function"),
         ("%%tool\ndef broken(:\n    pass\n", "syntax error in line 1"),
         ("%%tool --colour red\ndef f(x: str) -> str:\n    '''D.'''\n", "unknown option --colour"),
+        # not offered until output screening exists (the guardrails issue)
+        ("%%tool --screen-output\ndef f(x: str) -> str:\n    '''D.'''\n", "unknown option --screen-output"),
         (
             "%%tool --name a\ndef f(x: str) -> str:\n    '''D.'''\ndef g(x: str) -> str:\n    '''D.'''\n",
             "--name and --description need a cell with one function",

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from selectools import Agent, AgentConfig, Message, Role, tool
-from selectools.notebook.render import mimebundle
+from selectools._view.render import mimebundle
 from selectools.testing import ScriptedProvider, reply, tool_call
 from selectools.trace import AgentTrace, StepType, TraceStep
 from selectools.usage import AgentUsage, UsageStats

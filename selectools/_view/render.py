@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection
 from typing import Any
 
 from ..agent import Agent
-from ..tools import Tool
+from ..tools import Tool, ToolLike
 from ..trace import AgentTrace, StepType, TraceStep
 from ..types import AgentResult, ContentPart, Message, ToolCall
 from ..usage import AgentUsage, UsageStats
@@ -252,40 +252,48 @@ def _trace_html(trace: AgentTrace) -> str:
 
 
 # -- Tool -------------------------------------------------------------------------
-def _signature(tool: Tool) -> str:
+def _parameters(tool: ToolLike) -> list[tuple[str, str, bool, str]]:
+    """``(name, type, required, description)`` per parameter; from the schema for any ToolLike."""
+    if isinstance(tool, Tool):
+        return [(p.name, p.spec.display, p.required, p.description) for p in tool.parameters]
+    parameters = tool.schema().get("parameters") or {}
+    required = set(parameters.get("required") or ())
+    return [
+        (str(name), str(prop.get("type", "any")), name in required, str(prop.get("description", "")))
+        for name, prop in (parameters.get("properties") or {}).items()
+    ]
+
+
+def _signature(tool: ToolLike) -> str:
     params = ", ".join(
-        f"{p.name}: {p.spec.display}" + ("" if p.required else " = …") for p in tool.parameters
+        f"{name}: {kind}" + ("" if required else " = …")
+        for name, kind, required, _ in _parameters(tool)
     )
     return f"{tool.name}({params})"
 
 
-def _flags(tool: Tool) -> list[str]:
-    names = ("terminal", "requires_approval", "screen_output", "streaming", "is_async")
-    return [name.replace("_", " ") for name in names if getattr(tool, name)]
+def _flags(tool: ToolLike) -> list[str]:
+    names = ("terminal", "requires_approval", "streaming", "is_async")
+    return [name.replace("_", " ") for name in names if getattr(tool, name, False)]
 
 
-def _tool_text(tool: Tool) -> str:
+def _tool_text(tool: ToolLike) -> str:
     flags = "".join(f" [{flag}]" for flag in _flags(tool))
     return f"Tool {_signature(tool)}{flags}: {h.short(tool.description, 120)}"
 
 
-def _tool_html(tool: Tool) -> str:
+def _tool_html(tool: ToolLike) -> str:
     head = f"{h.badge('tool', 'info')} <code>{h.esc(_signature(tool))}</code> " + "".join(
         h.badge(flag) + " " for flag in _flags(tool)
     )
     rows = [
-        [
-            f"<code>{h.esc(p.name)}</code>",
-            h.esc(p.spec.display),
-            "yes" if p.required else "no",
-            h.esc(p.description),
-        ]
-        for p in tool.parameters
+        [f"<code>{h.esc(name)}</code>", h.esc(kind), "yes" if required else "no", h.esc(text)]
+        for name, kind, required, text in _parameters(tool)
     ]
     body = f"<div>{h.esc(tool.description)}</div>"
     if rows:
         body += h.table(["parameter", "type", "required", "description"], rows)
-    source = tool.source
+    source = getattr(tool, "source", None)
     if source:
         body += h.details("Source", h.pre(source))
     body += h.details("JSON schema", h.pre(h.json_text(tool.schema(), indent=2)))
