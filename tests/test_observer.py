@@ -21,7 +21,7 @@ def test_every_event_exists_on_both_bases_with_its_signature():
         assert asyncio.iscoroutinefunction(getattr(AsyncAgentObserver, "a_" + name))
 
 
-def test_documented_events_are_all_present():
+def test_documented_events_are_present_and_unbuilt_features_have_none():
     documented = {
         "on_run_start",
         "on_run_end",
@@ -46,8 +46,12 @@ def test_documented_events_are_all_present():
         "on_session_load",
         "on_session_save",
         "on_memory_summarize",
-        "on_entity_extraction",
         "on_budget_exceeded",
+    }
+    assert documented <= set(EVENTS)
+    # events of features that have not landed are added with them, not before
+    not_yet = {
+        "on_entity_extraction",
         "on_kg_extraction",
         "on_guardrail_triggered",
         "on_coherence_blocked",
@@ -65,7 +69,7 @@ def test_documented_events_are_all_present():
         "on_loop_detected",
         "on_supervisor_replan",
     }
-    assert documented <= set(EVENTS)
+    assert not (not_yet & set(EVENTS))
     assert EVENTS["on_tool_end"][1] == ("call_id", "tool_name", "result", "duration_ms")
 
 
