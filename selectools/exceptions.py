@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "CostWarning",
     "MemoryLimitExceededError",
     "ProviderConfigurationError",
     "ProviderError",
@@ -199,3 +200,12 @@ class MemoryLimitExceededError(SelectoolsError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.current, self.limit, self.limit_type))
+
+
+class CostWarning(UserWarning):
+    """The agent's total cost passed ``AgentConfig(cost_warning_threshold=...)``.
+
+    Issued with :mod:`warnings` (once per run), so it shows like any warning
+    and can be filtered or turned into an error:
+    ``warnings.simplefilter("error", CostWarning)``.
+    """
