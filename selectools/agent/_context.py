@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -218,7 +219,7 @@ class RunContext:
             warnings.warn(
                 f"⚠️  Cost Warning: Total cost ${total_cost:.6f} exceeds threshold ${threshold:.6f}",
                 CostWarning,
-                stacklevel=2,
+                stacklevel=_caller_level(),
             )
 
     def record_tool_call(self, tool_name: str, tokens: int) -> None:
@@ -251,3 +252,19 @@ class RunContext:
         if self.emitter.active:
             self.emitter.emit("on_run_end", result)
         return result
+
+
+#: selectools/ (with the trailing separator): frames below it are the library's
+_PACKAGE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "")
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` that points a warning at the first frame outside selectools."""
+    import sys
+
+    frame = sys._getframe(1)
+    level = 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+        level += 1
+    return level

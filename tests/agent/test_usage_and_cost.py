@@ -70,6 +70,7 @@ def test_cost_warning_is_a_warning_issued_once_per_run(capsys):
         "⚠️  Cost Warning: Total cost $0.125000 exceeds threshold $0.100000"
     ]
     assert capsys.readouterr().out == ""  # a library does not print
+    assert caught[0].filename == __file__  # it points at the user's call, not at selectools
 
 
 def test_analytics_only_when_enabled():
