@@ -175,3 +175,28 @@ def test_observer_subclass_with_only_known_methods_does_not_warn():
 
             def on_event(self, event):
                 pass
+
+
+def test_declared_events_filter_on_event_and_unknown_names_fail_at_class_definition():
+    class Chunks(AgentObserver):
+        events = frozenset({"on_tool_end"})
+
+        def __init__(self):
+            self.seen = []
+
+        def on_event(self, event):
+            self.seen.append(event.name)
+
+    observer = Chunks()
+    emitter = EventEmitter("r", [observer])
+    emitter.emit("on_stream_chunk", "token")
+    emitter.emit("on_tool_end", "c", "t", "ok", 1.0)
+    assert observer.seen == ["on_tool_end"]
+
+    with pytest.raises(ValueError, match=r"unknown events.*on_tool_ned"):
+
+        class Typo(AgentObserver):
+            events = frozenset({"on_tool_ned"})
+
+            def on_event(self, event):
+                pass
