@@ -128,7 +128,7 @@ class RunContext:
         ended: float | None = None,
         **fields: Any,
     ) -> TraceStep:
-        """Trace a step of ``kind`` and emit the events :data:`~selectools.trace.STEP_EVENTS` maps it to.
+        """Trace a step and emit the events :data:`~selectools.trace.STEP_EVENTS` maps its kind to.
 
         ``fields`` are the step's (``status``, ``tool_name``, ``data``…); the step
         ends now unless ``ended`` is given. ``announce`` holds what the events
@@ -150,7 +150,7 @@ class RunContext:
         return step
 
     def announce(self, step: TraceStep, announce: dict[str, Any] | None = None) -> None:
-        """Emit the events of a traced step; each parameter comes from ``announce``, ``step.data`` or the step.
+        """Emit a traced step's events: parameters from ``announce``, else ``step.data``, else the step.
 
         :meth:`record` calls this; a hot-path caller that builds its step
         positionally appends it and calls this when ``emitter.active``.
