@@ -59,7 +59,7 @@ class Event:
     extra fields the emitter attached (``iteration``, ``model``, ``duration_ms``…).
     """
 
-    name: str
+    name: EventName
     run_id: str
     timestamp: float
     data: dict[str, Any] = field(default_factory=dict)
@@ -240,7 +240,7 @@ class EventEmitter:
             if self._async_targets:
                 self.pending.append(event)
 
-    def _event(self, name: str, args: tuple[Any, ...], extras: dict[str, Any]) -> Event:
+    def _event(self, name: EventName, args: tuple[Any, ...], extras: dict[str, Any]) -> Event:
         data = dict(zip(EVENTS[name][1], args, strict=False))
         if extras:
             data.update(extras)
