@@ -37,7 +37,12 @@ def now() -> float:
 
 
 class StepType(str, Enum):
-    """What a trace step records. Values are the lower-case names used in JSON."""
+    """What a trace step records. Values are the lower-case names used in JSON.
+
+    Kinds arrive with the features that record them (graphs, guardrails,
+    entity and knowledge-graph memory add theirs, each with its row in
+    :data:`STEP_EVENTS`).
+    """
 
     LLM_CALL = "llm_call"
     TOOL_SELECTION = "tool_selection"
@@ -45,14 +50,9 @@ class StepType(str, Enum):
     CACHE_HIT = "cache_hit"
     ERROR = "error"
     STRUCTURED_RETRY = "structured_retry"
-    GUARDRAIL = "guardrail"
-    COHERENCE_CHECK = "coherence_check"
-    OUTPUT_SCREENING = "output_screening"
     SESSION_LOAD = "session_load"
     SESSION_SAVE = "session_save"
     MEMORY_SUMMARIZE = "memory_summarize"
-    ENTITY_EXTRACTION = "entity_extraction"
-    KG_EXTRACTION = "kg_extraction"
     BUDGET_EXCEEDED = "budget_exceeded"
     POLICY_DECISION = "policy_decision"
     CANCELLED = "cancelled"

@@ -158,7 +158,7 @@ class RunContext:
         Extras: ``iteration``, ``call_id``/``lane`` for steps of a tool call, and
         every key of ``announce`` that is not a parameter of the events.
         """
-        names = STEP_EVENTS.get(step.type, ((), ()))[step.status == "error"]
+        names = STEP_EVENTS[step.type][step.status == "error"]
         if not names:
             return
         given = announce or {}
