@@ -21,7 +21,6 @@ _EXPORTS: dict[str, str] = {
     "ProviderConfigurationError": ".exceptions",
     "ProviderError": ".exceptions",
     "MemoryLimitExceededError": ".exceptions",
-    "GraphExecutionError": ".exceptions",
     "stable": ".stability",
     "beta": ".stability",
     "deprecated": ".stability",
@@ -136,7 +135,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .cache import Cache, CacheKeyBuilder, CacheStats, InMemoryCache
     from .cancellation import CancellationToken
     from .exceptions import (
-        GraphExecutionError,
         MemoryLimitExceededError,
         ProviderConfigurationError,
         ProviderError,

@@ -12,6 +12,7 @@ from contextvars import ContextVar, Token
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ._events import EventName
     from .observer import EventEmitter
 
 __all__ = ["bind_run", "current_run_id", "emit_to_current_run", "unbind_run"]
@@ -29,7 +30,7 @@ def current_run_id() -> str | None:
     return emitter.run_id if emitter is not None else None
 
 
-def emit_to_current_run(name: str, *args: Any, **extras: Any) -> None:
+def emit_to_current_run(name: EventName, *args: Any, **extras: Any) -> None:
     """Emit ``name`` to the observers of the run in progress (no-op outside a run)."""
     emitter = _emitter.get()
     if emitter is not None:

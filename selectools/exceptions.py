@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
-    "GraphExecutionError",
+    "CostWarning",
     "MemoryLimitExceededError",
     "ProviderConfigurationError",
     "ProviderError",
@@ -202,24 +202,10 @@ class MemoryLimitExceededError(SelectoolsError):
         return (type(self), (self.current, self.limit, self.limit_type))
 
 
-class GraphExecutionError(SelectoolsError):
-    """A node of a multi-agent graph failed."""
+class CostWarning(UserWarning):
+    """The agent's total cost passed ``AgentConfig(cost_warning_threshold=...)``.
 
-    def __init__(self, graph_name: str, node_name: str, error: BaseException, step: int) -> None:
-        self.graph_name = graph_name
-        self.node_name = node_name
-        self.error = error
-        self.step = step
-        body = [
-            f"Node: {node_name} (step {step})",
-            f"Error: {type(error).__name__}: {error}",
-            "",
-            "💡 Check that:",
-            f"  - The node '{node_name}' is correctly configured",
-            f"  - All required inputs are available at step {step}",
-            "  - The node's agent or function is working correctly",
-        ]
-        super().__init__(format_error_box(f"❌ Graph Execution Failed: '{graph_name}'", body))
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.graph_name, self.node_name, self.error, self.step))
+    Issued with :mod:`warnings` (once per run), so it shows like any warning
+    and can be filtered or turned into an error:
+    ``warnings.simplefilter("error", CostWarning)``.
+    """

@@ -7,8 +7,9 @@ a tool result (its call was trimmed) or with an assistant message that made
 tool calls, which providers reject. That last rule wins over "keep one": an
 orphaned tool result is dropped even if the memory ends up empty.
 
-The messages removed by the latest trim are in ``_last_trimmed``; the agent
-reports them as ``on_memory_trim`` and, with ``AgentConfig(summarize_on_trim=True)``,
+:class:`Memory` is what an agent needs from any memory: a conversation it can
+read, extend and clear. :meth:`ConversationMemory.extend` returns the messages
+that add trimmed; the agent reports them as ``on_memory_trim`` and, with ``AgentConfig(summarize_on_trim=True)``,
 folds them into :attr:`ConversationMemory.summary`. Methods are thread-safe, so
 one memory can serve concurrent runs (``agent.batch``).
 """
@@ -17,12 +18,33 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from .providers.base import estimate_tokens
 from .types import Message, Role, text_content
 
-__all__ = ["ConversationMemory"]
+__all__ = ["ConversationMemory", "Memory"]
+
+
+@runtime_checkable
+class Memory(Protocol):
+    """What ``Agent(memory=...)`` needs: :class:`ConversationMemory` is the implementation.
+
+    ``extend`` adds the messages and enforces the memory's limits in one step,
+    returning the messages it dropped (oldest first), which the agent reports as
+    ``on_memory_trim`` and may summarize (``AgentConfig(summarize_on_trim=True)``)
+    into ``summary``, which later runs add to the system prompt.
+    """
+
+    summary: str | None
+
+    def extend(self, messages: Iterable[Message]) -> list[Message]: ...
+
+    def get_history(self) -> list[Message]: ...
+
+    def clear(self) -> None: ...
+
+    def __len__(self) -> int: ...
 
 
 def _check_limit(name: str, value: Any, optional: bool) -> None:
@@ -50,14 +72,14 @@ class ConversationMemory:
     # -- adding -------------------------------------------------------------
     def add(self, message: Message) -> None:
         """Add one message, then enforce the limits."""
-        self._extend((message,))
+        self.extend((message,))
 
     def add_many(self, messages: Iterable[Message]) -> None:
         """Add several messages, then enforce the limits once."""
-        self._extend(messages)
+        self.extend(messages)
 
-    def _extend(self, messages: Iterable[Message]) -> list[Message]:
-        """Add and trim atomically; returns the messages this add trimmed (oldest first)."""
+    def extend(self, messages: Iterable[Message]) -> list[Message]:
+        """Add messages and enforce the limits atomically; returns what this add trimmed (oldest first)."""
         new = list(messages)
         for message in new:
             if not isinstance(message, Message):

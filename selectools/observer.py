@@ -1,14 +1,19 @@
 """Observers: the typed event stream every run emits.
 
-One table, :data:`EVENTS`, defines every event and its parameters. The
-observer base classes, the logging observer and the dispatcher are generated
-from it, so adding an event is one line. Each callback receives ``run_id``
-first (``batch_id`` for batch events); tool events also carry a ``call_id``.
+:data:`EVENTS` lists every event with its parameters; the base classes'
+no-op callbacks come from :mod:`selectools._events`, a checked-in module
+generated from one table (``python -m selectools._gen_events``), so type
+checkers and IDEs see every method with its real parameter types and
+:data:`EventName` lets mypy catch a misspelt event name. Each callback receives
+``run_id`` first (``batch_id`` for batch events); tool events also carry a
+``call_id``.
 
 Besides the named callbacks, an observer may implement ``on_event(event)`` to
-receive every event as an :class:`Event` with a timestamp and any extra fields
-the emitter attached (iteration numbers, models, durations). That is the form
-the notebook layer consumes.
+receive events as :class:`Event` objects with a timestamp and any extra fields
+the emitter attached (iteration numbers, models, durations). Setting the class
+attribute ``events`` to a set of names delivers only those to ``on_event``, so
+an observer that ignores stream chunks does not pay for them. That is the form
+the notebook's live view consumes.
 
 An observer that raises never breaks a run: the error is logged and ignored.
 In the sync ``run()`` only sync observers fire; in ``arun()``/``astream()``
@@ -19,15 +24,18 @@ worker threads, so observers should be thread-safe.
 
 from __future__ import annotations
 
-import asyncio
-import difflib
 import json
 import logging
 import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ._events import EVENTS, AsyncObserverEvents, EventName, ObserverEvents
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = [
     "EVENTS",
@@ -35,59 +43,12 @@ __all__ = [
     "AsyncAgentObserver",
     "Event",
     "EventEmitter",
+    "EventName",
     "LoggingObserver",
     "SimpleStepObserver",
 ]
 
 _log = logging.getLogger("selectools.observer")
-
-#: event name -> (scope, parameter names after ``run_id``)
-EVENTS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "on_run_start": ("run", ("messages", "system_prompt")),
-    "on_run_end": ("run", ("result",)),
-    "on_error": ("run", ("error", "context")),
-    "on_cancelled": ("run", ("reason",)),
-    "on_budget_exceeded": ("run", ("reason", "tokens_used", "cost_used")),
-    "on_iteration_start": ("iteration", ("iteration", "messages")),
-    "on_iteration_end": ("iteration", ("iteration", "response")),
-    "on_llm_start": ("llm", ("messages", "model", "system_prompt")),
-    "on_llm_end": ("llm", ("response", "usage")),
-    "on_stream_chunk": ("llm", ("chunk",)),
-    "on_cache_hit": ("llm", ("model", "response")),
-    "on_usage": ("llm", ("usage",)),
-    "on_llm_retry": ("llm", ("attempt", "max_retries", "error", "backoff_seconds")),
-    "on_provider_fallback": ("llm", ("failed_provider", "next_provider", "error")),
-    "on_tool_start": ("tool", ("call_id", "tool_name", "tool_args")),
-    "on_tool_end": ("tool", ("call_id", "tool_name", "result", "duration_ms")),
-    "on_tool_error": ("tool", ("call_id", "tool_name", "error", "tool_args", "duration_ms")),
-    "on_tool_chunk": ("tool", ("call_id", "tool_name", "chunk")),
-    "on_policy_decision": ("policy", ("tool_name", "decision", "reason", "tool_args")),
-    "on_approval_request": ("policy", ("request",)),
-    "on_structured_validate": ("structured", ("success", "attempt", "error")),
-    "on_batch_start": ("batch", ("prompts_count",)),
-    "on_batch_end": ("batch", ("results_count", "errors_count", "total_duration_ms")),
-    "on_memory_trim": ("memory", ("messages_removed", "messages_remaining", "reason")),
-    "on_memory_summarize": ("memory", ("summary", "messages_summarized")),
-    "on_session_load": ("memory", ("session_id", "message_count")),
-    "on_session_save": ("memory", ("session_id", "message_count")),
-    "on_entity_extraction": ("memory", ("entities", "turn_count")),
-    "on_kg_extraction": ("memory", ("triples_extracted", "triples_total", "triples")),
-    "on_guardrail_triggered": ("guardrail", ("guardrail_name", "action", "reason")),
-    "on_coherence_blocked": ("guardrail", ("tool_name", "reason")),
-    "on_graph_start": ("graph", ("graph_name", "entry_node", "state")),
-    "on_graph_end": ("graph", ("graph_name", "steps", "total_duration_ms")),
-    "on_graph_error": ("graph", ("graph_name", "node_name", "error")),
-    "on_node_start": ("graph", ("node_name", "step")),
-    "on_node_end": ("graph", ("node_name", "step", "duration_ms")),
-    "on_graph_routing": ("graph", ("from_node", "to_node")),
-    "on_graph_interrupt": ("graph", ("node_name", "interrupt_id")),
-    "on_graph_resume": ("graph", ("node_name", "interrupt_id")),
-    "on_parallel_start": ("graph", ("group_name", "child_nodes")),
-    "on_parallel_end": ("graph", ("group_name", "child_count")),
-    "on_stall_detected": ("graph", ("node_name", "stall_count")),
-    "on_loop_detected": ("graph", ("node_name", "loop_count")),
-    "on_supervisor_replan": ("graph", ("stall_count", "new_plan")),
-}
 
 
 @dataclass(slots=True)
@@ -98,7 +59,7 @@ class Event:
     extra fields the emitter attached (``iteration``, ``model``, ``duration_ms``…).
     """
 
-    name: str
+    name: EventName
     run_id: str
     timestamp: float
     data: dict[str, Any] = field(default_factory=dict)
@@ -124,25 +85,13 @@ class Event:
         return self.data.get(key, default)
 
 
-def _generate_methods(prefix: str, is_async: bool) -> dict[str, Callable[..., Any]]:
-    """No-op callbacks with real signatures, one per row of :data:`EVENTS`."""
-    keyword = "async def" if is_async else "def"
-    source = []
-    for name, (scope, params) in EVENTS.items():
-        first = "batch_id" if scope == "batch" else "run_id"
-        args = ", ".join(("self", first, *params))
-        doc = f"{scope} event: {name}({first}, {', '.join(params)})"
-        source.append(f"{keyword} {prefix}{name}({args}):\n    {doc!r}\n    return None\n")
-    namespace: dict[str, Any] = {}
-    exec("\n".join(source), namespace)
-    return {key: value for key, value in namespace.items() if key.startswith(prefix + "on_")}
-
-
 def _check_subclass_methods(cls: type, prefix: str) -> None:
     """Warn when a subclass defines an ``on_*`` method that is not an event (a typo)."""
     known = {prefix + name for name in EVENTS} | {prefix + "on_event"}
     for attr in vars(cls):
         if attr.startswith(prefix + "on_") and attr not in known:
+            import difflib
+
             close = difflib.get_close_matches(attr, sorted(known), n=1)
             hint = f" Did you mean '{close[0]}'?" if close else ""
             warnings.warn(
@@ -150,14 +99,26 @@ def _check_subclass_methods(cls: type, prefix: str) -> None:
                 f"called.{hint}",
                 stacklevel=3,
             )
+    wanted = vars(cls).get("events")
+    if wanted is not None:
+        unknown = sorted(set(wanted) - set(EVENTS))
+        if unknown:
+            raise ValueError(
+                f"{cls.__name__}.events names unknown events {unknown}; "
+                f"each must be one of selectools.observer.EVENTS"
+            )
 
 
-class AgentObserver:
+class AgentObserver(ObserverEvents):
     """Base class for sync observers: override the events you care about.
 
-    Every event listed in :data:`EVENTS` exists here as a no-op method. Override
-    ``on_event(event)`` to receive all events in one place.
+    Every event listed in :data:`EVENTS` exists here as a typed no-op method.
+    Override ``on_event(event)`` to receive events in one place; set ``events``
+    to the names ``on_event`` should receive (``None``, the default: all).
     """
+
+    #: the events delivered to ``on_event`` (``None``: every event)
+    events: ClassVar[frozenset[EventName] | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -168,11 +129,7 @@ class AgentObserver:
         return None
 
 
-for _name, _method in _generate_methods("", is_async=False).items():
-    setattr(AgentObserver, _name, _method)
-
-
-class AsyncAgentObserver:
+class AsyncAgentObserver(AsyncObserverEvents):
     """Base class for async observers (``a_on_*`` methods), used by ``arun``/``astream``.
 
     ``blocking = True`` awaits each callback before the run continues;
@@ -188,10 +145,6 @@ class AsyncAgentObserver:
     async def a_on_event(self, event: Event) -> None:
         """Receives every event (with its timestamp and extra fields)."""
         return None
-
-
-for _name, _method in _generate_methods("a_", is_async=True).items():
-    setattr(AsyncAgentObserver, _name, _method)
 
 
 _OverrideInfo = tuple[frozenset[str], bool]
@@ -219,6 +172,7 @@ def _overrides(obj: Any, prefix: str, base: type) -> _OverrideInfo:
 
 
 _NO_HANDLERS: dict[str, list[Callable[..., Any]]] = {}
+_NO_GENERIC: dict[str, list[Any]] = {}
 _NOTHING: list[Any] = []
 _NO_TASKS: set[asyncio.Future[Any]] = set()
 
@@ -233,15 +187,16 @@ class EventEmitter:
         if not observers:
             # the common case, kept cheap: shared empties that nothing ever adds to
             self._handlers: dict[str, list[Callable[..., Any]]] = _NO_HANDLERS
-            self._generic: list[Any] = _NOTHING
+            self._generic: dict[str, list[Any]] = _NO_GENERIC
             self._async_targets: list[tuple[Any, frozenset[str], bool]] = _NOTHING
             self.pending: list[Event] = _NOTHING
             self._tasks: set[asyncio.Future[Any]] = _NO_TASKS
             self.active = False
             return
-        # per event, the bound callbacks that implement it: unhandled events cost a dict miss
+        # per event, the bound callbacks and the on_event observers that want it:
+        # an event nobody wants costs two dict misses
         self._handlers = {}
-        self._generic = []
+        self._generic = {}
         self._async_targets = []
         self.pending = []
         self._tasks = set()
@@ -257,10 +212,12 @@ class EventEmitter:
             for name in names:
                 self._handlers.setdefault(name, []).append(getattr(observer, name))
             if generic:
-                self._generic.append(observer)
+                wanted = getattr(observer, "events", None)
+                for name in EVENTS if wanted is None else wanted:
+                    self._generic.setdefault(name, []).append(observer)
         self.active = bool(self._handlers or self._generic or self._async_targets)
 
-    def emit(self, name: str, *args: Any, **extras: Any) -> None:
+    def emit(self, name: EventName, *args: Any, **extras: Any) -> None:
         """Call ``name`` on every observer that implements it (args follow ``run_id``)."""
         handlers = self._handlers.get(name)
         if handlers is not None:
@@ -269,19 +226,21 @@ class EventEmitter:
                     handler(self.run_id, *args)
                 except Exception:
                     _log.warning("observer %s raised", _label(handler), exc_info=True)
-        if self._generic or self._async_targets:
+        generic = self._generic.get(name)
+        if generic is not None or self._async_targets:
             event = self._event(name, args, extras)
-            for observer in self._generic:
-                try:
-                    observer.on_event(event)
-                except Exception:
-                    _log.warning(
-                        "observer %s.on_event raised", type(observer).__name__, exc_info=True
-                    )
+            if generic is not None:
+                for observer in generic:
+                    try:
+                        observer.on_event(event)
+                    except Exception:
+                        _log.warning(
+                            "observer %s.on_event raised", type(observer).__name__, exc_info=True
+                        )
             if self._async_targets:
                 self.pending.append(event)
 
-    def _event(self, name: str, args: tuple[Any, ...], extras: dict[str, Any]) -> Event:
+    def _event(self, name: EventName, args: tuple[Any, ...], extras: dict[str, Any]) -> Event:
         data = dict(zip(EVENTS[name][1], args, strict=False))
         if extras:
             data.update(extras)
@@ -289,6 +248,8 @@ class EventEmitter:
 
     async def flush(self) -> None:
         """Deliver queued events to async observers (awaited or scheduled per ``blocking``)."""
+        import asyncio
+
         while self.pending:
             event = self.pending.pop(0)
             args = tuple(event.data.get(p) for p in EVENTS[event.name][1])

@@ -3,7 +3,6 @@ import pickle
 import pytest
 
 from selectools import (
-    GraphExecutionError,
     MemoryLimitExceededError,
     ProviderConfigurationError,
     ProviderError,
@@ -23,7 +22,6 @@ RULE = "=" * 60
         ToolExecutionError,
         ProviderConfigurationError,
         MemoryLimitExceededError,
-        GraphExecutionError,
         ProviderError,
     ],
 )
@@ -89,16 +87,6 @@ def test_memory_limit_error():
     assert "ConversationMemory(max_messages=40)" in text
 
 
-def test_graph_execution_error():
-    err = GraphExecutionError(
-        "research-pipeline", "summarize", ProviderError("Rate limit exceeded"), 3
-    )
-    text = str(err)
-    assert "❌ Graph Execution Failed: 'research-pipeline'" in text
-    assert "Node: summarize (step 3)" in text
-    assert "Error: ProviderError: Rate limit exceeded" in text
-
-
 def test_provider_error_rate_limit_detection():
     assert ProviderError("HTTP 429 Too Many Requests").is_rate_limit
     assert ProviderError("Rate limit reached").is_rate_limit
@@ -114,7 +102,6 @@ def test_provider_error_rate_limit_detection():
         ProviderConfigurationError("OpenAI", "API key", "OPENAI_API_KEY"),
         ProviderError("boom", provider="openai", status_code=503, retry_after=2.0),
         MemoryLimitExceededError(3, 2),
-        GraphExecutionError("g", "n", ValueError("x"), 1),
     ],
 )
 def test_errors_survive_pickling(error):

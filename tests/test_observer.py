@@ -21,7 +21,7 @@ def test_every_event_exists_on_both_bases_with_its_signature():
         assert asyncio.iscoroutinefunction(getattr(AsyncAgentObserver, "a_" + name))
 
 
-def test_documented_events_are_all_present():
+def test_documented_events_are_present_and_unbuilt_features_have_none():
     documented = {
         "on_run_start",
         "on_run_end",
@@ -46,8 +46,12 @@ def test_documented_events_are_all_present():
         "on_session_load",
         "on_session_save",
         "on_memory_summarize",
-        "on_entity_extraction",
         "on_budget_exceeded",
+    }
+    assert documented <= set(EVENTS)
+    # events of features that have not landed are added with them, not before
+    not_yet = {
+        "on_entity_extraction",
         "on_kg_extraction",
         "on_guardrail_triggered",
         "on_coherence_blocked",
@@ -65,7 +69,7 @@ def test_documented_events_are_all_present():
         "on_loop_detected",
         "on_supervisor_replan",
     }
-    assert documented <= set(EVENTS)
+    assert not (not_yet & set(EVENTS))
     assert EVENTS["on_tool_end"][1] == ("call_id", "tool_name", "result", "duration_ms")
 
 
@@ -168,6 +172,31 @@ def test_observer_subclass_with_only_known_methods_does_not_warn():
         class Fine(AgentObserver):
             def on_run_end(self, run_id, result):
                 pass
+
+            def on_event(self, event):
+                pass
+
+
+def test_declared_events_filter_on_event_and_unknown_names_fail_at_class_definition():
+    class Chunks(AgentObserver):
+        events = frozenset({"on_tool_end"})
+
+        def __init__(self):
+            self.seen = []
+
+        def on_event(self, event):
+            self.seen.append(event.name)
+
+    observer = Chunks()
+    emitter = EventEmitter("r", [observer])
+    emitter.emit("on_stream_chunk", "token")
+    emitter.emit("on_tool_end", "c", "t", "ok", 1.0)
+    assert observer.seen == ["on_tool_end"]
+
+    with pytest.raises(ValueError, match=r"unknown events.*on_tool_ned"):
+
+        class Typo(AgentObserver):
+            events = frozenset({"on_tool_ned"})
 
             def on_event(self, event):
                 pass

@@ -3,7 +3,7 @@ import json
 import pytest
 
 from selectools import AgentTrace, StepType, TraceStep, trace_to_json
-from selectools.trace import now
+from selectools.trace import STEP_EVENTS, now
 
 
 def _trace() -> AgentTrace:
@@ -75,7 +75,59 @@ def _trace() -> AgentTrace:
 def test_step_types_compare_to_strings():
     assert StepType.LLM_CALL == "llm_call"
     assert StepType("structured_retry") is StepType.STRUCTURED_RETRY
-    assert len(StepType) == 27
+    assert len(StepType) == 12
+    assert set(StepType) == set(STEP_EVENTS)  # every kind says which events announce it
+
+
+def test_step_field_order_is_pinned_for_positional_construction():
+    """``TraceStep.llm_call`` builds steps positionally: a new field goes last, or update it."""
+    from dataclasses import fields
+
+    assert [f.name for f in fields(TraceStep)] == [
+        "type",
+        "started_at",
+        "ended_at",
+        "summary",
+        "run_id",
+        "iteration",
+        "call_id",
+        "lane",
+        "status",
+        "error",
+        "reasoning",
+        "model",
+        "prompt_tokens",
+        "completion_tokens",
+        "cost_usd",
+        "tool_name",
+        "tool_args",
+        "result",
+        "data",
+    ]
+    step = TraceStep.llm_call(1.0, 1.5, "m: 3 tokens", "run", 2, "m", 1, 2, 0.25, {"attempts": 2})
+    assert step == TraceStep(
+        StepType.LLM_CALL,
+        1.0,
+        1.5,
+        summary="m: 3 tokens",
+        run_id="run",
+        iteration=2,
+        model="m",
+        prompt_tokens=1,
+        completion_tokens=2,
+        cost_usd=0.25,
+        data={"attempts": 2},
+    )
+
+
+def test_every_step_event_exists_and_takes_parameters_a_step_can_fill():
+    from selectools.observer import EVENTS
+    from selectools.trace import STEP_EVENTS
+
+    for kind, (ok_events, error_events) in STEP_EVENTS.items():
+        assert isinstance(kind, StepType)
+        for name in (*ok_events, *error_events):
+            assert name in EVENTS, (kind, name)
 
 
 def test_filter_iteration_and_totals():

@@ -103,26 +103,14 @@ def _row(step: TraceStep, lanes: bool) -> tuple[tuple[int, int, str], str]:
     if category == "tool":
         label = f"tool · lane {step.lane}" if lanes else "tools"
         return (1, step.lane if lanes else 0, ""), label
-    if category == "node":
-        name = step.node_name or "?"
-        return (2, 0, name), f"node · {name}"
     return (3, 0, ""), "events"
 
 
 def _spans(trace: AgentTrace) -> list[tuple[TraceStep, float, float]]:
-    """LLM and tool steps as spans, graph nodes paired start→end; plus error events."""
+    """LLM and tool steps as spans, plus error events."""
     spans: list[tuple[TraceStep, float, float]] = []
-    open_nodes: dict[str, TraceStep] = {}
     for step in trace.steps:
-        category = step_category(step)
-        if category == "node":
-            name = step.node_name or ""
-            if step.type is StepType.GRAPH_NODE_START:
-                open_nodes[name] = step
-                continue
-            start = open_nodes.pop(name, step)
-            spans.append((step, start.started_at, step.ended_at))
-        elif category != "event" or step.status == "error":
+        if step_category(step) != "event" or step.status == "error":
             spans.append((step, step.started_at, step.ended_at))
     return spans
 

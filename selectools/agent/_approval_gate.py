@@ -235,25 +235,13 @@ def _record(
     if edited_args is not None:
         data["edited_args"] = edited_args
     who = f"{source} {by}" if by and by != source else source
-    ctx.trace.record(
+    ctx.record(
         StepType.POLICY_DECISION,
         now(),
-        summary=f"{job.name}: {decision.value} — {who}: {reason}",
-        iteration=ctx.iteration,
+        f"{job.name}: {decision.value} — {who}: {reason}",
+        {"decision": decision, "reason": reason, "source": source, "rule": rule, "by": by},
         call_id=job.call_id,
         tool_name=job.name,
         tool_args=job.call.parameters,
         data=data,
-    )
-    ctx.emitter.emit(
-        "on_policy_decision",
-        job.name,
-        decision,
-        reason,
-        job.call.parameters,
-        iteration=ctx.iteration,
-        call_id=job.call_id,
-        source=source,
-        rule=rule,
-        by=by,
     )

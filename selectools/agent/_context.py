@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import os
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._events import EVENTS
+from ..exceptions import CostWarning
 from ..observer import EventEmitter
-from ..trace import AgentTrace
+from ..trace import STEP_EVENTS, AgentTrace, StepType, TraceStep, now
 from ..types import AgentResult, Message, ToolCall
 from ..usage import AgentUsage, UsageStats
 from .config import effective_model
 
 if TYPE_CHECKING:
     from ..cancellation import CancellationToken
+    from ..memory import Memory
     from ..tools import ToolLike
     from .config import AgentConfig
     from .core import Agent
@@ -91,22 +96,15 @@ class RunContext:
         self.history.append(message)
         memory = self.agent.memory
         if memory is not None:
-            extend = getattr(memory, "_extend", None)
-            if extend is None:
-                memory.add(message)
-            else:
-                self._trimmed(extend((message,)), memory)
+            self._trimmed(memory.extend((message,)), memory)
 
     def remember(self, messages: Sequence[Message]) -> None:
         """Add the run's input messages to the agent's memory (the history already has them)."""
         memory = self.agent.memory
-        extend = getattr(memory, "_extend", None)
-        if extend is None:
-            memory.add_many(list(messages))
-        else:
-            self._trimmed(extend(messages), memory)
+        if memory is not None:
+            self._trimmed(memory.extend(messages), memory)
 
-    def _trimmed(self, trimmed: list[Message], memory: Any) -> None:
+    def _trimmed(self, trimmed: list[Message], memory: Memory) -> None:
         """Report messages the memory dropped; keep them for summarize-on-trim."""
         if trimmed:
             self.emitter.emit(
@@ -118,6 +116,87 @@ class RunContext:
             )
             if self.config.summarize_on_trim:
                 self.trimmed = [*(self.trimmed or ()), *trimmed]
+
+    # -- trace steps and their events --------------------------------------
+    def record(
+        self,
+        kind: StepType,
+        started: float,
+        summary: str,
+        announce: dict[str, Any] | None = None,
+        *,
+        ended: float | None = None,
+        **fields: Any,
+    ) -> TraceStep:
+        """Trace a step and emit the events :data:`~selectools.trace.STEP_EVENTS` maps its kind to.
+
+        ``fields`` are the step's (``status``, ``tool_name``, ``data``…); the step
+        ends now unless ``ended`` is given. ``announce`` holds what the events
+        need that a step does not keep (the exception, the message, the usage)
+        and any extra fields for them; see :meth:`announce`.
+        """
+        step = TraceStep(
+            kind,
+            started,
+            now() if ended is None else ended,
+            summary,
+            self.run_id,
+            fields.pop("iteration", self.iteration),
+            **fields,
+        )
+        self.trace.steps.append(step)
+        if self.emitter.active:
+            self.announce(step, announce)
+        return step
+
+    def announce(self, step: TraceStep, announce: dict[str, Any] | None = None) -> None:
+        """Emit a traced step's events: parameters from ``announce``, else ``step.data``, else the step.
+
+        :meth:`record` calls this; a hot-path caller that builds its step
+        positionally appends it and calls this when ``emitter.active``.
+
+        Extras: ``iteration``, ``call_id``/``lane`` for steps of a tool call, and
+        every key of ``announce`` that is not a parameter of the events.
+        """
+        names = STEP_EVENTS[step.type][step.status == "error"]
+        if not names:
+            return
+        given = announce or {}
+        data = step.data
+        extras: dict[str, Any] = {"iteration": step.iteration}
+        if step.call_id is not None:
+            extras["call_id"] = step.call_id
+            extras["lane"] = step.lane
+        params = [EVENTS[name][1] for name in names]
+        used = {p for group in params for p in group}
+        for key, value in given.items():
+            if key not in used:
+                extras[key] = value
+        emit = self.emitter.emit
+        for name, group in zip(names, params, strict=True):
+            args = [
+                given[p] if p in given else data[p] if p in data else getattr(step, p, None)
+                for p in group
+            ]
+            emit(name, *args, **{k: v for k, v in extras.items() if k not in group})
+
+    def fail(
+        self,
+        phase: str,
+        error: BaseException,
+        summary: str,
+        started: float | None = None,
+        **context: Any,
+    ) -> None:
+        """Trace an ``error`` step and emit ``on_error`` with ``{"phase": ..., **context}``."""
+        self.record(
+            StepType.ERROR,
+            now() if started is None else started,
+            summary,
+            {"error": error, "context": {"phase": phase, **context, "iteration": self.iteration}},
+            status="error",
+            error=str(error),
+        )
 
     def run_messages(self) -> list[Message]:
         """The messages of this run: its input and everything after (not the memory's past)."""
@@ -137,8 +216,10 @@ class RunContext:
         threshold = self.config.cost_warning_threshold
         if threshold is not None and total_cost > threshold and not self.cost_warned:
             self.cost_warned = True
-            print(
-                f"⚠️  Cost Warning: Total cost ${total_cost:.6f} exceeds threshold ${threshold:.6f}"
+            warnings.warn(
+                f"⚠️  Cost Warning: Total cost ${total_cost:.6f} exceeds threshold ${threshold:.6f}",
+                CostWarning,
+                stacklevel=_caller_level(),
             )
 
     def record_tool_call(self, tool_name: str, tokens: int) -> None:
@@ -168,7 +249,22 @@ class RunContext:
             self.error,
             self.history,
         )
-        self.agent._history = self.history
         if self.emitter.active:
             self.emitter.emit("on_run_end", result)
         return result
+
+
+#: selectools/ (with the trailing separator): frames below it are the library's
+_PACKAGE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "")
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` that points a warning at the first frame outside selectools."""
+    import sys
+
+    frame = sys._getframe(1)
+    level = 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+        level += 1
+    return level

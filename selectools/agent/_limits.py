@@ -48,10 +48,7 @@ def check_limits(ctx: RunContext, budgets: bool = True) -> tuple[Message, str] |
     for token in ctx.cancel_tokens:
         if token.cancelled:
             reason = token.reason or "cancelled by a CancellationToken"
-            ctx.trace.record(
-                StepType.CANCELLED, now(), summary=f"Cancelled: {reason}", iteration=ctx.iteration
-            )
-            ctx.emitter.emit("on_cancelled", reason, iteration=ctx.iteration)
+            ctx.record(StepType.CANCELLED, now(), f"Cancelled: {reason}", {"reason": reason})
             return _ending(ctx, f"Cancelled: {reason}."), "cancelled"
     if not budgets:
         return None
@@ -65,12 +62,11 @@ def check_limits(ctx: RunContext, budgets: bool = True) -> tuple[Message, str] |
         reason = f"Cost budget exceeded: ${cost:.6f}/${limit_cost:.6f}"
     else:
         return None
-    ctx.trace.record(
+    ctx.record(
         StepType.BUDGET_EXCEEDED,
         now(),
-        summary=reason,
-        iteration=ctx.iteration,
+        reason,
+        {"reason": reason},
         data={"tokens_used": tokens, "cost_used": cost},
     )
-    ctx.emitter.emit("on_budget_exceeded", reason, tokens, cost, iteration=ctx.iteration)
     return _ending(ctx, f"Budget exceeded: {reason}."), "budget_exceeded"

@@ -159,14 +159,11 @@ def _check_structured(ctx: RunContext, response: Message) -> str:
     emit("on_structured_validate", False, attempt, problem, iteration=ctx.iteration)
     budget = ctx.config.retry.max_retries
     retrying = ctx.structured_retries < budget
-    ctx.trace.record(
+    ctx.record(
         StepType.STRUCTURED_RETRY,
         now(),
-        summary=(
-            f"attempt {attempt} did not match response_format"
-            + (f"; retry {attempt}/{budget}" if retrying else "; retry budget spent")
-        ),
-        iteration=ctx.iteration,
+        f"attempt {attempt} did not match response_format"
+        + (f"; retry {attempt}/{budget}" if retrying else "; retry budget spent"),
         status="error",
         error=problem,
         data={"attempt": attempt, "max_retries": budget},
@@ -183,19 +180,19 @@ def _check_structured(ctx: RunContext, response: Message) -> str:
 
 def _record_failure(ctx: RunContext, exc: BaseException) -> None:
     """Trace and announce an error that ends the run by propagating to the caller."""
-    ctx.trace.record(
-        StepType.CANCELLED if _is_cancellation(exc) else StepType.ERROR,
-        now(),
-        summary=f"{type(exc).__name__}: {exc}",
-        iteration=ctx.iteration,
-        status="error",
-        error=str(exc),
-    )
-    ctx.trace.finish()
+    summary = f"{type(exc).__name__}: {exc}"
     if _is_cancellation(exc):
-        ctx.emitter.emit("on_cancelled", f"{type(exc).__name__}")
+        ctx.record(
+            StepType.CANCELLED,
+            now(),
+            summary,
+            {"reason": type(exc).__name__},
+            status="error",
+            error=str(exc),
+        )
     else:
-        ctx.emitter.emit("on_error", exc, {"phase": "run", "iteration": ctx.iteration})
+        ctx.fail("run", exc, summary)
+    ctx.trace.finish()
 
 
 def _is_cancellation(exc: BaseException) -> bool:
@@ -250,37 +247,23 @@ def _call_model(ctx: RunContext) -> Generator[Any, Any, Message | None]:
         ctx.provider_used = usage.provider or getattr(ctx.provider, "name", None)
         model = usage.model or ctx.model
         ended = now()
-        # positional: this step is built on every model call (keywords cost ~0.5 µs more)
-        ctx.trace.steps.append(
-            TraceStep(
-                StepType.LLM_CALL,
-                started,
-                ended,
-                f"{model}: {usage.total_tokens} tokens",  # summary
-                ctx.run_id,
-                ctx.iteration,
-                None,  # call_id
-                0,  # lane
-                "ok",  # status
-                None,  # error
-                None,  # reasoning
-                model,
-                usage.prompt_tokens,
-                usage.completion_tokens,
-                usage.cost_usd,
-                None,  # tool_name
-                None,  # tool_args
-                None,  # result
-                None,  # node_name
-                {"attempts": attempt} if attempt > 1 else {},
-            )
+        step = TraceStep.llm_call(
+            started,
+            ended,
+            f"{model}: {usage.total_tokens} tokens",
+            ctx.run_id,
+            ctx.iteration,
+            model,
+            usage.prompt_tokens,
+            usage.completion_tokens,
+            usage.cost_usd,
+            {"attempts": attempt} if attempt > 1 else {},
         )
+        ctx.trace.steps.append(step)
         if emitter.active:
-            duration_ms = (ended - started) * 1000.0
-            emitter.emit(
-                "on_llm_end", message, usage, iteration=ctx.iteration, duration_ms=duration_ms
+            ctx.announce(
+                step, {"response": message, "usage": usage, "duration_ms": step.duration_ms}
             )
-            emitter.emit("on_usage", usage, iteration=ctx.iteration)
         if key is not None:
             yield from cache_store(ctx, cache, key, message, usage)
         return message
@@ -291,27 +274,18 @@ def _provider_failed(
 ) -> float | None:
     """Trace a failed attempt; the delay before the next one, or ``None`` to give up."""
     config = ctx.config
-    ctx.trace.record(
+    ctx.record(
         StepType.LLM_CALL,
         started,
-        summary=f"{ctx.model}: {type(error).__name__}",
-        iteration=ctx.iteration,
+        f"{ctx.model}: {type(error).__name__}",
         model=ctx.model,
         status="error",
         error=str(error),
     )
     if not error.retryable or attempt > config.max_retries:
         ctx.error = error
-        ctx.trace.record(
-            StepType.ERROR,
-            now(),
-            summary=f"provider failed after {attempt} attempt(s): {error}",
-            iteration=ctx.iteration,
-            status="error",
-            error=str(error),
-        )
-        ctx.emitter.emit(
-            "on_error", error, {"phase": "llm", "attempts": attempt, "iteration": ctx.iteration}
+        ctx.fail(
+            "llm", error, f"provider failed after {attempt} attempt(s): {error}", attempts=attempt
         )
         return None
     backoff = config.retry_backoff_seconds * attempt
@@ -343,11 +317,10 @@ def _read_tool_calls(ctx: RunContext, response: Message) -> list[ToolCall]:
     for call in calls:
         if not call.id:
             call.id = f"call_{os.urandom(6).hex()}"
-        ctx.trace.record(
+        ctx.record(
             StepType.TOOL_SELECTION,
             now(),
-            summary=f"{call.tool_name}({_format_args(call.parameters)})",
-            iteration=ctx.iteration,
+            f"{call.tool_name}({_format_args(call.parameters)})",
             call_id=call.id,
             tool_name=call.tool_name,
             tool_args=call.parameters,

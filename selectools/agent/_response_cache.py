@@ -16,7 +16,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..cache import CacheKeyBuilder
-from ..trace import StepType, TraceStep, now
+from ..trace import StepType, now
 from ..types import Message
 from ..usage import UsageStats
 from ._effects import CallBlocking, LLMRequest
@@ -35,15 +35,7 @@ def _call(cache: Any, method: str, *args: Any) -> Generator[Any, Any, Any]:
 
 
 def _failed(ctx: RunContext, action: str, exc: Exception) -> None:
-    ctx.trace.record(
-        StepType.ERROR,
-        now(),
-        summary=f"cache {action} failed: {type(exc).__name__}: {exc}",
-        iteration=ctx.iteration,
-        status="error",
-        error=str(exc),
-    )
-    ctx.emitter.emit("on_error", exc, {"phase": f"cache_{action}", "iteration": ctx.iteration})
+    ctx.fail(f"cache_{action}", exc, f"cache {action} failed: {type(exc).__name__}: {exc}")
 
 
 def cache_lookup(
@@ -71,25 +63,16 @@ def cache_lookup(
     ctx.last_usage = usage
     ctx.provider_used = usage.provider or getattr(ctx.provider, "name", None)
     model = usage.model or ctx.model
-    ctx.trace.steps.append(
-        TraceStep(
-            StepType.CACHE_HIT,
-            started,
-            now(),
-            summary=f"{model}: cache hit ({usage.total_tokens} tokens replayed)",
-            run_id=ctx.run_id,
-            iteration=ctx.iteration,
-            model=model,
-            prompt_tokens=usage.prompt_tokens,
-            completion_tokens=usage.completion_tokens,
-            cost_usd=usage.cost_usd,
-        )
+    ctx.record(
+        StepType.CACHE_HIT,
+        started,
+        f"{model}: cache hit ({usage.total_tokens} tokens replayed)",
+        {"response": message, "usage": usage, "cached": True},
+        model=model,
+        prompt_tokens=usage.prompt_tokens,
+        completion_tokens=usage.completion_tokens,
+        cost_usd=usage.cost_usd,
     )
-    emitter = ctx.emitter
-    if emitter.active:
-        emitter.emit("on_cache_hit", model, message, iteration=ctx.iteration)
-        emitter.emit("on_llm_end", message, usage, iteration=ctx.iteration, cached=True)
-        emitter.emit("on_usage", usage, iteration=ctx.iteration, cached=True)
     return key, message
 
 

@@ -16,7 +16,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..memory import ConversationMemory
-from ..trace import StepType, TraceStep, now
+from ..trace import StepType, now
 from ._effects import CallBlocking
 
 if TYPE_CHECKING:
@@ -73,17 +73,13 @@ def report_session_load(ctx: RunContext) -> None:
         return
     started, ended, count = loaded
     session_id = ctx.config.session_id
-    ctx.trace.steps.append(
-        TraceStep(
-            StepType.SESSION_LOAD,
-            started,
-            ended,
-            summary=f"loaded session {session_id!r} ({count} messages)",
-            run_id=ctx.run_id,
-            data={"session_id": session_id, "message_count": count},
-        )
+    ctx.record(
+        StepType.SESSION_LOAD,
+        started,
+        f"loaded session {session_id!r} ({count} messages)",
+        ended=ended,
+        data={"session_id": session_id, "message_count": count},
     )
-    ctx.emitter.emit("on_session_load", session_id, count)
 
 
 def save_session(ctx: RunContext) -> Generator[Any, Any, None]:
@@ -95,6 +91,11 @@ def save_session(ctx: RunContext) -> Generator[Any, Any, None]:
     assert session_id is not None
     if memory is None:  # removed after the agent was built: nothing to save
         return
+    if not isinstance(memory, ConversationMemory):
+        raise TypeError(
+            "AgentConfig(session_store=...) needs the agent's memory to be a ConversationMemory, "
+            f"got {type(memory).__name__}"
+        )
     payload = dict(memory.to_dict())
     payload["session_id"] = session_id
     payload["metadata"] = agent.session_metadata
@@ -105,25 +106,16 @@ def save_session(ctx: RunContext) -> Generator[Any, Any, None]:
     except Exception as exc:
         if ctx.error is None:
             ctx.error = exc
-        ctx.trace.record(
-            StepType.ERROR,
+        ctx.fail(
+            "session_save",
+            exc,
+            f"saving session {session_id!r} failed: {type(exc).__name__}: {exc}",
             started,
-            summary=f"saving session {session_id!r} failed: {type(exc).__name__}: {exc}",
-            iteration=ctx.iteration,
-            status="error",
-            error=str(exc),
         )
-        ctx.emitter.emit("on_error", exc, {"phase": "session_save", "iteration": ctx.iteration})
         return
-    ctx.trace.steps.append(
-        TraceStep(
-            StepType.SESSION_SAVE,
-            started,
-            now(),
-            summary=f"saved session {session_id!r} ({count} messages)",
-            run_id=ctx.run_id,
-            iteration=ctx.iteration,
-            data={"session_id": session_id, "message_count": count},
-        )
+    ctx.record(
+        StepType.SESSION_SAVE,
+        started,
+        f"saved session {session_id!r} ({count} messages)",
+        data={"session_id": session_id, "message_count": count},
     )
-    ctx.emitter.emit("on_session_save", session_id, count, iteration=ctx.iteration)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from ..trace import StepType, TraceStep, now
+from ..trace import StepType, now
 from ..types import Message, Role
 from ._effects import CallLLM, LLMRequest
 
@@ -56,6 +56,8 @@ def _transcript(previous: str | None, messages: list[Message]) -> str:
 def summarize_trimmed(ctx: RunContext) -> Generator[Any, Any, None]:
     trimmed, ctx.trimmed = ctx.trimmed or [], None
     memory = ctx.agent.memory
+    if memory is None:  # removed during the run: nothing to summarize into
+        return
     config = ctx.config
     provider = config.summarize_provider or ctx.provider
     model = config.summarize_model or (
@@ -63,7 +65,7 @@ def summarize_trimmed(ctx: RunContext) -> Generator[Any, Any, None]:
         if provider is ctx.provider
         else str(getattr(provider, "default_model", None) or ctx.model)
     )
-    previous = getattr(memory, "summary", None)
+    previous = memory.summary
     request = LLMRequest(
         model,
         _INSTRUCTIONS,
@@ -77,15 +79,12 @@ def summarize_trimmed(ctx: RunContext) -> Generator[Any, Any, None]:
     try:
         message, usage = yield CallLLM(request, False, provider)
     except Exception as exc:
-        ctx.trace.record(
-            StepType.ERROR,
+        ctx.fail(
+            "memory_summarize",
+            exc,
+            f"summarizing {len(trimmed)} trimmed message(s) failed: {exc}",
             started,
-            summary=f"summarizing {len(trimmed)} trimmed message(s) failed: {exc}",
-            iteration=ctx.iteration,
-            status="error",
-            error=str(exc),
         )
-        ctx.emitter.emit("on_error", exc, {"phase": "memory_summarize", "iteration": ctx.iteration})
         return
     summary = message.text.strip()
     if usage is not None:
@@ -93,20 +92,15 @@ def summarize_trimmed(ctx: RunContext) -> Generator[Any, Any, None]:
     if not summary:
         return
     memory.summary = summary
-    ctx.trace.steps.append(
-        TraceStep(
-            StepType.MEMORY_SUMMARIZE,
-            started,
-            now(),
-            summary=f"summarized {len(trimmed)} trimmed message(s)",
-            run_id=ctx.run_id,
-            iteration=ctx.iteration,
-            model=getattr(usage, "model", None) or model,
-            prompt_tokens=getattr(usage, "prompt_tokens", 0),
-            completion_tokens=getattr(usage, "completion_tokens", 0),
-            cost_usd=getattr(usage, "cost_usd", 0.0),
-            result=summary,
-            data={"messages_summarized": len(trimmed)},
-        )
+    ctx.record(
+        StepType.MEMORY_SUMMARIZE,
+        started,
+        f"summarized {len(trimmed)} trimmed message(s)",
+        {"summary": summary},
+        model=getattr(usage, "model", None) or model,
+        prompt_tokens=getattr(usage, "prompt_tokens", 0),
+        completion_tokens=getattr(usage, "completion_tokens", 0),
+        cost_usd=getattr(usage, "cost_usd", 0.0),
+        result=summary,
+        data={"messages_summarized": len(trimmed)},
     )
-    ctx.emitter.emit("on_memory_summarize", summary, len(trimmed), iteration=ctx.iteration)

@@ -113,16 +113,16 @@ class ToolJob:
 
     def _succeed(self, result: str) -> None:
         ended = now()
-        duration_ms = (ended - self.started_at) * 1000.0
         self.ok = True
         self.result = result
         self.content = result
         ctx = self.ctx
-        ctx.trace.record(
+        step = ctx.record(
             StepType.TOOL_EXECUTION,
             self.started_at,
-            summary=f"{self.name} → {_short(result)}",
-            iteration=ctx.iteration,
+            f"{self.name} → {_short(result)}",
+            {"tool_args": self.call.parameters, "chunks": self.chunks},
+            ended=ended,
             call_id=self.call_id,
             lane=self.lane,
             tool_name=self.name,
@@ -130,31 +130,20 @@ class ToolJob:
             result=result,
             data={"chunks": self.chunks} if self.chunks else {},
         )
-        ctx.emitter.emit(
-            "on_tool_end",
-            self.call_id,
-            self.name,
-            result,
-            duration_ms,
-            iteration=ctx.iteration,
-            lane=self.lane,
-            tool_args=self.call.parameters,
-            chunks=self.chunks,
-        )
-        self._record_analytics(True, duration_ms)
+        self._record_analytics(True, step.duration_ms)
 
     def _fail(self, exc: BaseException) -> None:
         ended = now()
-        duration_ms = (ended - self.started_at) * 1000.0
         self.ok = False
         self.error = exc
         self.content = _error_content(self.name, exc)
         ctx = self.ctx
-        ctx.trace.record(
+        step = ctx.record(
             StepType.TOOL_EXECUTION,
             self.started_at,
-            summary=f"{self.name} ✗ {type(exc).__name__}",
-            iteration=ctx.iteration,
+            f"{self.name} ✗ {type(exc).__name__}",
+            {"error": exc, "message": self.content},
+            ended=ended,
             call_id=self.call_id,
             lane=self.lane,
             status="error",
@@ -162,18 +151,7 @@ class ToolJob:
             tool_name=self.name,
             tool_args=self.call.parameters,
         )
-        ctx.emitter.emit(
-            "on_tool_error",
-            self.call_id,
-            self.name,
-            exc,
-            self.call.parameters,
-            duration_ms,
-            iteration=ctx.iteration,
-            lane=self.lane,
-            message=self.content,
-        )
-        self._record_analytics(False, duration_ms)
+        self._record_analytics(False, step.duration_ms)
 
     def _record_analytics(self, success: bool, duration_ms: float) -> None:
         analytics = self.ctx.agent.analytics

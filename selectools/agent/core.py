@@ -33,6 +33,7 @@ from .config import AgentConfig, effective_model
 
 if TYPE_CHECKING:
     from ..cancellation import CancellationToken
+    from ..memory import Memory
 
 __all__ = ["Agent"]
 
@@ -104,7 +105,7 @@ class Agent(RichDisplay):
         tools: Iterable[ToolLike | Callable[..., Any]] | None = None,
         provider: Any = None,
         config: AgentConfig | None = None,
-        memory: Any = None,
+        memory: Memory | None = None,
         *,
         system_prompt: str | None = None,
     ) -> None:
@@ -124,7 +125,6 @@ class Agent(RichDisplay):
             AgentAnalytics() if config.enable_analytics else None
         )
         self._lock = threading.Lock()
-        self._history: list[Message] = []
         self._registry = ToolRegistry()
         for item in tools or ():
             self._register(item, replace_existing=False)
@@ -393,7 +393,6 @@ class Agent(RichDisplay):
     # -- state and usage -----------------------------------------------------
     def reset(self) -> None:
         """Clear history, usage, analytics and memory so the agent can be reused."""
-        self._history = []
         self.usage = AgentUsage()
         if self.analytics is not None:
             self.analytics.reset()

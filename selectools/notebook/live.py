@@ -1,7 +1,8 @@
 """Run an agent with a live view: streamed text, tool cards, then the rendered result.
 
 ``run_live`` drains ``agent.stream()`` in C (``list.extend``) and records the
-run's observer events together with how many stream items preceded each one, so
+run's observer events (the few the transcript shows, as :class:`Event` objects)
+together with how many stream items preceded each one, so
 the transcript can replay both in their true order. A background thread redraws
 the view at most :data:`UPDATES_PER_SECOND` times a second, whatever the token
 rate, so the view adds one list append per token to the run's thread. The last
@@ -17,7 +18,7 @@ import threading
 from typing import Any
 
 from .._view._components import error_line
-from ..observer import AgentObserver
+from ..observer import AgentObserver, Event
 from ..types import AgentResult
 from . import _frontend
 from ._magic_options import OUTPUT_FORMATS
@@ -30,7 +31,13 @@ UPDATES_PER_SECOND = 30
 
 
 class LiveRun(AgentObserver):
-    """Observer of one run that keeps a surface (a notebook output or a terminal) current."""
+    """Observer of one run that keeps a surface (a notebook output or a terminal) current.
+
+    It receives only the events the transcript shows (:attr:`events`), as
+    :class:`Event` objects; stream chunks arrive through the stream itself.
+    """
+
+    events = Transcript.EVENTS
 
     def __init__(
         self,
@@ -45,51 +52,15 @@ class LiveRun(AgentObserver):
         self.transcript = Transcript(title)
         self._interval = 1.0 / updates_per_second
         self._items: list[Any] = []
-        self._events: list[tuple[int, str, tuple[Any, ...]]] = []
+        self._events: list[tuple[int, Event]] = []
         self._item_cursor = 0
         self._event_cursor = 0
         self._lock = threading.Lock()
         self._stop = threading.Event()
 
-    # -- observer side (any thread): record the event and where the stream was ----
-    def _record(self, name: str, *args: Any) -> None:
-        self._events.append((len(self._items), name, args))
-
-    def on_run_start(self, run_id: str, messages: Any, system_prompt: Any) -> None:
-        self._record("run_start", messages, system_prompt)
-
-    def on_iteration_start(self, run_id: str, iteration: int, messages: Any) -> None:
-        self._record("iteration_start", iteration, None)
-
-    def on_llm_retry(
-        self, run_id: str, attempt: int, max_retries: int, error: Any, backoff_seconds: float
-    ) -> None:
-        self._record("llm_retry", attempt, max_retries, error, backoff_seconds)
-
-    def on_tool_start(self, run_id: str, call_id: str, tool_name: str, tool_args: Any) -> None:
-        self._record("tool_start", call_id, tool_name, tool_args)
-
-    def on_tool_end(
-        self, run_id: str, call_id: str, tool_name: str, result: Any, duration_ms: float
-    ) -> None:
-        self._record("tool_end", call_id, tool_name, result, duration_ms)
-
-    def on_tool_error(
-        self,
-        run_id: str,
-        call_id: str,
-        tool_name: str,
-        error: Any,
-        tool_args: Any,
-        duration_ms: float,
-    ) -> None:
-        self._record("tool_error", call_id, tool_name, error, tool_args, duration_ms)
-
-    def on_error(self, run_id: str, error: Any, context: Any) -> None:
-        self._record("error", error, context)
-
-    def on_cancelled(self, run_id: str, reason: Any) -> None:
-        self._record("cancelled", reason)
+    # -- observer side (any thread): keep the event and where the stream was -------
+    def on_event(self, event: Event) -> None:
+        self._events.append((len(self._items), event))
 
     # -- view side ------------------------------------------------------------------
     def _catch_up(self) -> bool:
@@ -100,11 +71,11 @@ class LiveRun(AgentObserver):
         if n_events == self._event_cursor and n_items == self._item_cursor:
             return False
         while self._event_cursor < n_events:
-            position, name, args = events[self._event_cursor]
+            position, event = events[self._event_cursor]
             if position > self._item_cursor:
                 transcript.feed(items[self._item_cursor : position])
                 self._item_cursor = position
-            transcript.apply(name, args)
+            transcript.apply(event)
             self._event_cursor += 1
         if n_items > self._item_cursor:
             transcript.feed(items[self._item_cursor : n_items])

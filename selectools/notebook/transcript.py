@@ -10,7 +10,7 @@ transcript; durations appear only inside ``<span class="st-ms">``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._view import _html as h
 from .._view._components import ToolCard, error_line, tool_card_html, tool_card_text
@@ -22,6 +22,9 @@ from .._view.render import (
     result_header_text,
 )
 from ..types import AgentResult, Message, StreamChunk
+
+if TYPE_CHECKING:
+    from ..observer import Event, EventName
 
 __all__ = ["Iteration", "Transcript"]
 
@@ -101,34 +104,64 @@ class Transcript:
             block.version += 1
             self._write("".join(parts))
 
-    def apply(self, name: str, args: tuple[Any, ...]) -> None:
-        """Add one observer event (``name`` without ``on_``; ``args`` after ``run_id``)."""
-        handler = getattr(self, "_on_" + name, None)
-        if handler is not None:
-            handler(*args)
+    #: the events :meth:`apply` uses; the live view subscribes to these only
+    EVENTS: ClassVar[frozenset[EventName]] = frozenset(
+        {
+            "on_run_start",
+            "on_iteration_start",
+            "on_llm_retry",
+            "on_tool_start",
+            "on_tool_end",
+            "on_tool_error",
+            "on_error",
+            "on_cancelled",
+        }
+    )
 
-    def _on_run_start(self, messages: list[Message], system_prompt: str) -> None:
-        self.messages = list(messages)
-        self.system_prompt = system_prompt
+    def apply(self, event: Event) -> None:
+        """Add one observer event (one of :attr:`EVENTS`; others are ignored)."""
+        data = event.data
+        name = event.name
+        if name == "on_tool_start":
+            call_id = data["call_id"]
+            card = ToolCard(
+                name=data["tool_name"], args=dict(data["tool_args"] or {}), call_id=call_id
+            )
+            block = self._current()
+            block.cards.append(card)
+            block.version += 1
+            self.cards[call_id] = card
+            self._write(tool_card_text(card), line=True)
+        elif name == "on_tool_end":
+            self._finish_card(
+                data["call_id"], "ok", data["duration_ms"], result=str(data["result"])
+            )
+        elif name == "on_tool_error":
+            self._finish_card(
+                data["call_id"], "error", data["duration_ms"], error=error_line(data["error"])
+            )
+        elif name == "on_iteration_start":
+            self._iteration(data["iteration"])
+        elif name == "on_llm_retry":
+            block = self._current()
+            block.parts.clear()  # the failed attempt's partial text is replaced by the retry's
+            note = (
+                f"retry {data['attempt']}/{data['max_retries']} after {error_line(data['error'])}"
+            )
+            block.notes.append(note)
+            block.version += 1
+            self._write(f"  ↻ {note}", line=True)
+        elif name == "on_run_start":
+            self.messages = list(data["messages"])
+            self.system_prompt = data["system_prompt"]
+        elif name == "on_error":
+            self._add_error(error_line(data["error"]))
+        elif name == "on_cancelled":
+            self._add_error(f"cancelled ({data['reason']})")
 
-    def _on_iteration_start(self, iteration: int, messages: Any) -> None:
-        self._iteration(iteration)
-
-    def _on_llm_retry(self, attempt: int, max_retries: int, error: Any, backoff: float) -> None:
-        block = self._current()
-        block.parts.clear()  # the failed attempt's partial text is replaced by the retry's
-        note = f"retry {attempt}/{max_retries} after {error_line(error)}"
-        block.notes.append(note)
-        block.version += 1
-        self._write(f"  ↻ {note}", line=True)
-
-    def _on_tool_start(self, call_id: str, tool_name: str, tool_args: Any) -> None:
-        card = ToolCard(name=tool_name, args=dict(tool_args or {}), call_id=call_id)
-        block = self._current()
-        block.cards.append(card)
-        block.version += 1
-        self.cards[call_id] = card
-        self._write(tool_card_text(card), line=True)
+    def _add_error(self, line: str) -> None:
+        self.errors.append(line)
+        self._write(f"  ✗ {line}", line=True)
 
     def _finish_card(self, call_id: str, status: str, duration_ms: float, **values: Any) -> None:
         card = self.cards.get(call_id)
@@ -140,22 +173,6 @@ class Transcript:
             setattr(card, key, value)
         self._current().version += 1
         self._write(f"{tool_card_text(card)} ({h.format_ms(duration_ms)})", line=True)
-
-    def _on_tool_end(self, call_id: str, tool_name: str, result: Any, duration_ms: float) -> None:
-        self._finish_card(call_id, "ok", duration_ms, result=str(result))
-
-    def _on_tool_error(
-        self, call_id: str, tool_name: str, error: Any, tool_args: Any, duration_ms: float
-    ) -> None:
-        self._finish_card(call_id, "error", duration_ms, error=error_line(error))
-
-    def _on_error(self, error: Any, context: Any) -> None:
-        self.errors.append(error_line(error))
-        self._write(f"  ✗ {self.errors[-1]}", line=True)
-
-    def _on_cancelled(self, reason: Any) -> None:
-        self.errors.append(f"cancelled ({reason})")
-        self._write(f"  ✗ {self.errors[-1]}", line=True)
 
     def stop(self, reason: str) -> None:
         """The run ended by raising: say why (unless its events already did)."""

@@ -4,7 +4,14 @@ import asyncio
 
 import pytest
 
-from selectools import Agent, AgentConfig, AgentObserver, SimpleStepObserver, tool
+from selectools import (
+    Agent,
+    AgentConfig,
+    AgentObserver,
+    SimpleStepObserver,
+    ToolExecutionError,
+    tool,
+)
 from selectools.testing import ScriptedProvider, reply, tool_call
 
 
@@ -176,3 +183,78 @@ def test_providers_can_emit_into_the_current_run(mode):
     assert len(fallback) == 1 and fallback[0].run_id == result.run_id
     assert seen_ids == [result.run_id]
     assert current_run_id() is None
+
+
+def test_each_step_and_its_event_come_from_one_record():
+    """Tool steps and on_tool_end/on_tool_error events agree field for field."""
+
+    @tool()
+    def broken(n: int) -> str:
+        """Always fails."""
+        raise ValueError("no")
+
+    events = []
+    provider = ScriptedProvider(
+        [reply("", tool_call("double", n=2), tool_call("broken", n=1)), "ok"]
+    )
+    agent = Agent(
+        tools=[double, broken],
+        provider=provider,
+        config=AgentConfig(observers=[SimpleStepObserver(events.append)]),
+    )
+    result = agent.run("go")
+    steps = {s.call_id: s for s in result.trace.filter("tool_execution")}
+    ends = [e for e in events if e.name in ("on_tool_end", "on_tool_error")]
+    assert len(ends) == len(steps) == 2
+    for event in ends:
+        step = steps[event.call_id]
+        assert event["tool_name"] == step.tool_name
+        assert event["duration_ms"] == step.duration_ms
+        assert event["iteration"] == step.iteration and event["lane"] == step.lane
+        assert (event.name == "on_tool_error") == (step.status == "error")
+    error = next(e for e in ends if e.name == "on_tool_error")
+    assert isinstance(error["error"], ToolExecutionError) and error["tool_args"] == {"n": 1}
+    (llm_end, *_) = [e for e in events if e.name == "on_llm_end"]
+    first_llm = result.trace.filter("llm_call")[0]
+    assert llm_end["duration_ms"] == first_llm.duration_ms
+    assert llm_end["usage"].total_tokens == first_llm.total_tokens
+
+
+def test_a_failed_save_is_one_error_step_and_one_on_error_event(tmp_path):
+    from selectools.sessions import JsonFileSessionStore
+
+    class Failing(JsonFileSessionStore):
+        def save(self, session_id, data, *, ttl_seconds=None):
+            raise OSError("disk full")
+
+    events = []
+    agent = Agent(
+        config=AgentConfig(
+            session_store=Failing(str(tmp_path)),
+            session_id="s",
+            observers=[SimpleStepObserver(events.append)],
+        )
+    )
+    result = agent.run("hi")
+    (step,) = result.trace.filter("error")
+    (event,) = [e for e in events if e.name == "on_error"]
+    assert event["context"] == {"phase": "session_save", "iteration": step.iteration}
+    assert str(event["error"]) == step.error == "disk full"
+    assert result.error is event["error"]
+
+
+def test_an_on_event_observer_receives_only_the_events_it_declares():
+    class ToolsOnly(AgentObserver):
+        events = frozenset({"on_tool_start", "on_tool_end"})
+
+        def __init__(self):
+            self.seen = []
+
+        def on_event(self, event):
+            self.seen.append(event.name)
+
+    observer = ToolsOnly()
+    provider = ScriptedProvider([tool_call("double", n=1), "done"])
+    agent = Agent(tools=[double], provider=provider, config=AgentConfig(observers=[observer]))
+    list(agent.stream("go"))
+    assert observer.seen == ["on_tool_start", "on_tool_end"]

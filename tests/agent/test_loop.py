@@ -2,7 +2,7 @@
 
 import pytest
 
-from selectools import Agent, AgentConfig, Message, ProviderError, Role, tool
+from selectools import Agent, AgentConfig, ConversationMemory, Message, ProviderError, Role, tool
 from selectools.testing import LocalProvider, ScriptedProvider, reply, tool_call
 
 
@@ -310,12 +310,13 @@ def test_system_prompt_comes_first():
     assert Agent(system_prompt="Be terse.").config.system_prompt == "Be terse."
 
 
-def test_reset_clears_history_and_usage():
-    agent = Agent()
+def test_reset_clears_memory_and_usage():
+    memory = ConversationMemory()
+    agent = Agent(memory=memory)
     agent.run("hello")
-    assert agent.total_tokens > 0 and agent._history
+    assert agent.total_tokens > 0 and len(memory) == 2
     agent.reset()
-    assert agent.total_tokens == 0 and agent._history == []
+    assert agent.total_tokens == 0 and len(memory) == 0
 
 
 def test_exceptions_from_the_provider_propagate_and_are_traced():

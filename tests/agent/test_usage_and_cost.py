@@ -3,6 +3,7 @@
 import pytest
 
 from selectools import Agent, AgentConfig, UsageStats, tool
+from selectools.exceptions import CostWarning
 from selectools.testing import ScriptedProvider, reply, tool_call
 
 
@@ -55,17 +56,21 @@ def test_tool_calls_are_counted_per_tool():
     assert result.usage.tool_usage == {"search": 2}
 
 
-def test_cost_warning_is_printed_once(capsys):
+def test_cost_warning_is_a_warning_issued_once_per_run(capsys):
     usage = UsageStats(prompt_tokens=10, completion_tokens=10, cost_usd=0.125)
     provider = ScriptedProvider(
         [reply("a", tool_call("search", query="q"), usage=usage), reply("b", usage=usage)]
     )
-    Agent(tools=[search], provider=provider, config=AgentConfig(cost_warning_threshold=0.10)).run(
-        "x"
+    agent = Agent(
+        tools=[search], provider=provider, config=AgentConfig(cost_warning_threshold=0.10)
     )
-    out = capsys.readouterr().out
-    assert out.count("Cost Warning") == 1
-    assert "⚠️  Cost Warning: Total cost $0.125000 exceeds threshold $0.100000" in out
+    with pytest.warns(CostWarning) as caught:
+        agent.run("x")
+    assert [str(w.message) for w in caught] == [
+        "⚠️  Cost Warning: Total cost $0.125000 exceeds threshold $0.100000"
+    ]
+    assert capsys.readouterr().out == ""  # a library does not print
+    assert caught[0].filename == __file__  # it points at the user's call, not at selectools
 
 
 def test_analytics_only_when_enabled():

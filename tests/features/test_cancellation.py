@@ -111,7 +111,7 @@ def test_cancel_during_a_model_call_skips_its_tool_batch():
     result = agent.run("go")
     assert ran == []
     assert result.stop_reason == "cancelled"
-    tool_messages = [m for m in agent._history if m.role.value == "tool"]
+    tool_messages = [m for m in result.messages if m.role.value == "tool"]
     assert [m.text for m in tool_messages] == ["Not run: Cancelled: deadline."]
     assert tool_messages[0].is_error
 

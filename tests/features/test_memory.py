@@ -368,3 +368,43 @@ def test_trim_events_come_after_run_start_and_bad_input_touches_nothing():
     names = [e.name for e in events]
     assert names[0] == "on_run_start" and names[-1] == "on_run_end"
     assert names.index("on_memory_trim") > 0
+
+
+def test_conversation_memory_implements_the_memory_protocol():
+    from selectools.memory import Memory
+
+    memory = ConversationMemory(max_messages=2)
+    assert isinstance(memory, Memory)
+    assert memory.extend([user("a"), user("b")]) == []
+    assert [m.text for m in memory.extend([user("c")])] == ["a"]
+
+
+def test_an_agent_uses_any_memory_through_the_protocol():
+    class ListMemory:
+        """A user's own memory: keeps everything, trims nothing."""
+
+        summary = None
+
+        def __init__(self):
+            self.messages = []
+
+        def extend(self, messages):
+            self.messages.extend(messages)
+            return []
+
+        def get_history(self):
+            return list(self.messages)
+
+        def clear(self):
+            self.messages.clear()
+
+        def __len__(self):
+            return len(self.messages)
+
+    memory = ListMemory()
+    provider = ScriptedProvider(["one", "two"])
+    agent = Agent(provider=provider, memory=memory)
+    agent.run("first")
+    agent.run("second")
+    assert [m.text for m in memory.messages] == ["first", "one", "second", "two"]
+    assert [m.text for m in provider.requests[1].messages] == ["first", "one", "second"]

@@ -74,23 +74,17 @@ def test_gantt_draws_parallel_tools_on_lanes_and_errors_in_red():
     assert figure.layout.title.text == "run"
 
 
-def test_gantt_pairs_graph_node_steps_and_marks_error_events():
+def test_gantt_marks_error_events_and_leaves_out_bookkeeping():
     trace = AgentTrace()
     t0 = trace.started_at
-    trace.add(TraceStep(StepType.GRAPH_NODE_START, t0, t0, node_name="plan"))
     trace.add(TraceStep(StepType.LLM_CALL, t0 + 0.01, t0 + 0.02, model="m", prompt_tokens=3))
-    trace.add(TraceStep(StepType.GRAPH_NODE_END, t0 + 0.03, t0 + 0.03, node_name="plan"))
     trace.add(TraceStep(StepType.ERROR, t0 + 0.04, t0 + 0.04, status="error", error="boom"))
     trace.add(TraceStep(StepType.TOOL_SELECTION, t0 + 0.04, t0 + 0.04))  # bookkeeping: not drawn
     figure = trace.gantt()
     by_name = {t.name: t for t in figure.data}
-    node = by_name["graph node"]
-    assert list(node.y) == ["node · plan"]
-    assert node.base[0] == pytest.approx(0.0, abs=1e-6) and node.x[0] == pytest.approx(
-        30.0, rel=1e-3
-    )
+    assert set(by_name) == {"LLM call", "error"}
     assert list(by_name["error"].y) == ["events"]
-    assert list(figure.layout.yaxis.categoryarray) == ["LLM", "node · plan", "events"]
+    assert list(figure.layout.yaxis.categoryarray) == ["LLM", "events"]
 
 
 def test_empty_trace_and_wrong_type():

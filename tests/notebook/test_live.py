@@ -157,3 +157,23 @@ def test_bad_arguments_are_clear_errors():
         run_live(agent, "x", shell=FakeShell(), display="fancy")
     with pytest.raises(ValueError, match="updates_per_second must be > 0"):
         LiveRun(None, "t", updates_per_second=0)  # type: ignore[arg-type]
+
+
+def test_the_view_subscribes_to_its_events_only_and_keeps_them_as_event_objects():
+    from selectools.observer import Event, EventEmitter
+
+    words = [f"w{i} " for i in range(20)]
+    provider = ScriptedProvider(
+        [reply("", tool_call("lookup", key="a")), reply("".join(words), chunks=words)]
+    )
+    view = LiveRun(None, "t")  # type: ignore[arg-type]  # no surface: only the observer side
+    agent = Agent(tools=[lookup], provider=provider)
+    items = list(agent.stream("go", observers=[view]))
+    names = [event.name for _, event in view._events]
+    assert "on_stream_chunk" not in names and set(names) <= LiveRun.events
+    assert names[0] == "on_run_start" and names.count("on_tool_end") == 1
+    assert all(isinstance(event, Event) for _, event in view._events)
+    assert "on_stream_chunk" not in EventEmitter("r", [view])._generic
+    # positions: the tool ends before any text of the second turn was streamed
+    position = next(p for p, e in view._events if e.name == "on_tool_end")
+    assert all(getattr(item, "content", "") == "" for item in items[:position])
