@@ -13,6 +13,8 @@ import json
 import re
 from typing import Any
 
+from ._text import one_line
+
 __all__ = ["SchemaError", "validate"]
 
 _TYPE_NAMES = {
@@ -77,8 +79,7 @@ def _resolve(ref: str, root: dict[str, Any], path: str) -> dict[str, Any]:
 
 
 def _short(value: Any) -> str:
-    text = json.dumps(value, default=str)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return one_line(json.dumps(value, default=str), 60)
 
 
 def _check(value: Any, schema: Any, path: str, root: dict[str, Any]) -> None:

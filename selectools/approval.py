@@ -33,6 +33,8 @@ from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Union
 
+from ._text import one_line
+
 if TYPE_CHECKING:
     from .policy import PolicyResult
     from .tools import ToolLike
@@ -78,9 +80,8 @@ def _preview(tool_name: str, tool_args: Mapping[str, Any], limit: int = 200) -> 
     parts = []
     for key, value in tool_args.items():
         text = repr(value)
-        parts.append(f"{key}={text if len(text) <= 60 else text[:57] + '...'}")
-    line = f"{tool_name}({', '.join(parts)})"
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+        parts.append(f"{key}={one_line(text, 60)}")
+    return one_line(f"{tool_name}({', '.join(parts)})", limit)
 
 
 class ApprovalRequest:

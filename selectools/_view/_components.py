@@ -52,12 +52,12 @@ def error_line(error: BaseException) -> str:
         error = error.error
     elif isinstance(error, ToolValidationError):
         tail = f" ({error.suggestion})" if error.suggestion else ""
-        return h.short(f"{error.issue}{tail}", 300)
+        return h.one_line(f"{error.issue}{tail}", 300)
     lines = [line.strip() for line in str(error).strip().splitlines()]
     if lines and set(lines[0]) == {"="}:  # the library's boxed layout: skip rule and heading
         lines = lines[3:]
     first = next((line for line in lines if line and set(line) != {"="}), "")
-    return h.short(f"{type(error).__name__}: {first}" if first else type(error).__name__, 300)
+    return h.one_line(f"{type(error).__name__}: {first}" if first else type(error).__name__, 300)
 
 
 def card_from_step(step: TraceStep) -> ToolCard:
@@ -75,14 +75,14 @@ def card_from_step(step: TraceStep) -> ToolCard:
 
 
 def _call(card: ToolCard) -> str:
-    return f"{card.name}({h.short(h.json_text(card.args), _ARGS_PREVIEW)})"
+    return f"{card.name}({h.one_line(h.json_text(card.args), _ARGS_PREVIEW)})"
 
 
 def _outcome(card: ToolCard) -> str:
     if card.status == "ok":
-        return "→ " + h.short(card.result or "", _RESULT_PREVIEW)
+        return "→ " + h.one_line(card.result or "", _RESULT_PREVIEW)
     if card.status == "error":
-        return "✗ " + h.short(card.error or "failed", _RESULT_PREVIEW)
+        return "✗ " + h.one_line(card.error or "failed", _RESULT_PREVIEW)
     return "running…" if card.status == "running" else ""
 
 
@@ -140,7 +140,7 @@ def steps_table(trace: AgentTrace) -> str:
             [
                 h.duration(offset),
                 h.esc(step.type.value),
-                h.esc(h.short(step_name(step), 60)),
+                h.esc(h.one_line(step_name(step), 60)),
                 h.duration(step.duration_ms),
                 str(step.lane),
                 tokens,

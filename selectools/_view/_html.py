@@ -15,6 +15,8 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any
 
+from .._text import one_line
+
 __all__ = [
     "badge",
     "box",
@@ -26,9 +28,9 @@ __all__ = [
     "format_tokens",
     "json_text",
     "muted",
+    "one_line",
     "plural",
     "pre",
-    "short",
     "table",
 ]
 
@@ -144,10 +146,6 @@ def plural(count: int, word: str) -> str:
     return f"{count:,} {word}" + ("" if count == 1 else "s")
 
 
-def short(text: str, limit: int) -> str:
-    """One line of at most ``limit`` characters."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def json_text(value: Any, *, indent: int | None = None) -> str:

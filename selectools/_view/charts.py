@@ -117,13 +117,13 @@ def _spans(trace: AgentTrace) -> list[tuple[TraceStep, float, float]]:
 
 def _detail(step: TraceStep) -> str:
     if step.status == "error":
-        return "error: " + h.short(step.error or step.summary, 120)
+        return "error: " + h.one_line(step.error or step.summary, 120)
     if step.type is StepType.LLM_CALL:
         return f"{h.format_tokens(step.total_tokens)} · {h.format_cost(step.cost_usd)}"
     if step.type is StepType.TOOL_EXECUTION:
-        args = h.short(h.json_text(step.tool_args or {}), 80)
-        return f"{args} → {h.short(step.result or '', 80)}"
-    return h.short(step.summary, 120)
+        args = h.one_line(h.json_text(step.tool_args or {}), 80)
+        return f"{args} → {h.one_line(step.result or '', 80)}"
+    return h.one_line(step.summary, 120)
 
 
 def trace_gantt(

@@ -168,7 +168,7 @@ def _message_text(message: Message) -> str:
         calls = " → " + ", ".join(
             f"{c.tool_name}({h.json_text(c.parameters)})" for c in message.tool_calls
         )
-    return f"{who}: {h.short(_message_body(message), 200)}{calls}"
+    return f"{who}: {h.one_line(_message_body(message), 200)}{calls}"
 
 
 def _message_html(message: Message) -> str:
@@ -279,7 +279,7 @@ def _flags(tool: ToolLike) -> list[str]:
 
 def _tool_text(tool: ToolLike) -> str:
     flags = "".join(f" [{flag}]" for flag in _flags(tool))
-    return f"Tool {_signature(tool)}{flags}: {h.short(tool.description, 120)}"
+    return f"Tool {_signature(tool)}{flags}: {h.one_line(tool.description, 120)}"
 
 
 def _tool_html(tool: ToolLike) -> str:
@@ -345,7 +345,7 @@ def step_html(step: TraceStep) -> str:
     tokens = f"{step.total_tokens:,}" if step.type is StepType.LLM_CALL else ""
     row = [
         h.esc(step.type.value),
-        h.esc(h.short(step_name(step), 60)),
+        h.esc(h.one_line(step_name(step), 60)),
         h.duration(step.duration_ms),
     ]
     row += [str(step.lane), tokens, status]

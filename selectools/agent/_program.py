@@ -17,6 +17,7 @@ import os
 from collections.abc import Generator
 from typing import Any
 
+from .._text import one_line
 from ..exceptions import ProviderError
 from ..structured import StructuredOutputError, parse_and_validate, validation_retry_message
 from ..trace import StepType, TraceStep, now
@@ -340,4 +341,4 @@ def _prepare_jobs(ctx: RunContext, calls: list[ToolCall]) -> list[ToolJob]:
 
 def _format_args(parameters: dict[str, Any]) -> str:
     text = ", ".join(f"{key}={value!r}" for key, value in parameters.items())
-    return text if len(text) <= 80 else text[:79] + "…"
+    return one_line(text, 80)

@@ -11,9 +11,10 @@ import asyncio
 import contextvars
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .._async_bridge import shared_pool
+from .._text import one_line
 from ..exceptions import ToolExecutionError, ToolValidationError, UnknownToolError
 from ..trace import StepType, now
 from ..types import ToolCall
@@ -120,7 +121,7 @@ class ToolJob:
         step = ctx.record(
             StepType.TOOL_EXECUTION,
             self.started_at,
-            f"{self.name} → {_short(result)}",
+            f"{self.name} → {one_line(result, 60)}",
             {"tool_args": self.call.parameters, "chunks": self.chunks},
             ended=ended,
             call_id=self.call_id,
@@ -249,6 +250,3 @@ def _error_content(tool_name: str, exc: BaseException) -> str:
     return f"Error executing tool '{tool_name}': {exc}"
 
 
-def _short(text: Any, limit: int = 60) -> str:
-    text = str(text).replace("\n", " ")
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._text import one_line
 from ..observer import AgentObserver
 
 __all__ = ["VerboseObserver"]
 
 
-def _short(value: Any, limit: int = 80) -> str:
-    text = str(value).replace("\n", " ")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class VerboseObserver(AgentObserver):
@@ -36,17 +34,17 @@ class VerboseObserver(AgentObserver):
         self, run_id: str, attempt: int, max_retries: int, error: Any, backoff_seconds: float
     ) -> None:
         print(
-            f"{self.prefix} provider error (attempt {attempt}/{max_retries + 1}): {_short(error)}; "
+            f"{self.prefix} provider error (attempt {attempt}/{max_retries + 1}): {one_line(error, 80)}; "
             f"retrying in {backoff_seconds:g}s"
         )
 
     def on_tool_start(self, run_id: str, call_id: str, tool_name: str, tool_args: Any) -> None:
-        print(f"{self.prefix} tool {tool_name}({_short(tool_args)})")
+        print(f"{self.prefix} tool {tool_name}({one_line(tool_args, 80)})")
 
     def on_tool_end(
         self, run_id: str, call_id: str, tool_name: str, result: str, duration_ms: float
     ) -> None:
-        print(f"{self.prefix} tool {tool_name} -> {_short(result)} ({duration_ms:.1f}ms)")
+        print(f"{self.prefix} tool {tool_name} -> {one_line(result, 80)} ({duration_ms:.1f}ms)")
 
     def on_tool_error(
         self,
@@ -57,16 +55,16 @@ class VerboseObserver(AgentObserver):
         tool_args: Any,
         duration_ms: float,
     ) -> None:
-        print(f"{self.prefix} tool {tool_name} failed: {_short(error)}")
+        print(f"{self.prefix} tool {tool_name} failed: {one_line(error, 80)}")
 
     def on_structured_validate(self, run_id: str, success: bool, attempt: int, error: Any) -> None:
         if not success:
-            print(f"{self.prefix} answer {attempt} did not match response_format: {_short(error)}")
+            print(f"{self.prefix} answer {attempt} did not match response_format: {one_line(error, 80)}")
 
     def on_policy_decision(
         self, run_id: str, tool_name: str, decision: Any, reason: str, tool_args: Any
     ) -> None:
-        print(f"{self.prefix} policy: {tool_name} -> {decision} ({_short(reason)})")
+        print(f"{self.prefix} policy: {tool_name} -> {decision} ({one_line(reason, 80)})")
 
     def on_approval_request(self, run_id: str, request: Any) -> None:
         print(f"{self.prefix} waiting for approval: {request.preview}")
