@@ -117,6 +117,18 @@ class Agent(RichDisplay):
             config = replace(config, system_prompt=system_prompt)
         self.config = config
         self._provider: Any = provider if provider is not None else LocalProvider()
+        if memory is not None:
+            missing = [
+                m
+                for m in ("extend", "get_history", "clear")
+                if not callable(getattr(memory, m, None))
+            ]
+            if missing:
+                raise TypeError(
+                    f"memory must implement the Memory protocol (extend, get_history, clear); "
+                    f"{type(memory).__name__} has no {', '.join(missing)}. "
+                    "Use selectools.ConversationMemory or add those methods."
+                )
         self.memory = memory
         self.prompt_builder = PromptBuilder()
         self.parser = ToolCallParser()

@@ -408,3 +408,14 @@ def test_an_agent_uses_any_memory_through_the_protocol():
     agent.run("second")
     assert [m.text for m in memory.messages] == ["first", "one", "second", "two"]
     assert [m.text for m in provider.requests[1].messages] == ["first", "one", "second"]
+
+
+def test_agent_rejects_a_memory_without_the_protocol_methods():
+    from selectools import Agent
+
+    class Notes:
+        def get_history(self):
+            return []
+
+    with pytest.raises(TypeError, match=r"Notes has no extend, clear"):
+        Agent(memory=Notes())  # type: ignore[arg-type]
