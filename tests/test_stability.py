@@ -64,3 +64,13 @@ def test_deprecation_warning_points_at_the_caller():
         warnings.simplefilter("always")
         old()
     assert caught[0].filename == __file__
+
+
+def test_the_documented_public_api_carries_its_stability():
+    """The Agent and Tools pages mark these stable; the new seams are beta."""
+    import selectools
+    from selectools.tools import ToolOptions
+
+    for name in ("Agent", "AgentConfig", "Tool", "tool", "ToolParameter", "ToolRegistry"):
+        assert getattr(selectools, name).__stability__ == "stable", name
+    assert ToolOptions.__stability__ == "beta"

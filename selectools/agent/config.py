@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import InitVar, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..stability import stable
 from .config_groups import RetryConfig, ToolConfig
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ DEFAULT_MODEL = _DefaultModel("gpt-5-mini")
 _HOOKS_UNSET: Any = object()
 
 
+@stable
 @dataclass
 class AgentConfig:
     """Configuration of an :class:`~selectools.agent.Agent`."""

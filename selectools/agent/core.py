@@ -18,6 +18,7 @@ from ..analytics import AgentAnalytics
 from ..parser import ToolCallParser
 from ..prompt import PromptBuilder
 from ..providers.stubs import LocalProvider
+from ..stability import stable
 from ..structured import build_schema_instruction, schema_from_response_format
 from ..tools import ToolLike, ToolRegistry
 from ..tools._registry import as_tool
@@ -92,6 +93,7 @@ def _cancel_tokens(*candidates: CancellationToken | None) -> tuple[CancellationT
     return tuple(tokens)
 
 
+@stable
 class Agent(RichDisplay):
     """An LLM plus tools, run in a loop until the model gives a final answer.
 

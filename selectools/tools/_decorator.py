@@ -18,6 +18,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, overload
 
 from ..exceptions import ToolValidationError
+from ..stability import stable
 from ._docstrings import parse_docstring
 from ._inference import infer_parameters, unwrap_callable
 from ._options import ConfigInjector, ToolOptions, tool_options
@@ -142,3 +143,6 @@ def tool(
     and ``injected_kwargs``.
     """
     return decorate(func, tool_options("@tool()", options))
+
+
+stable(tool)

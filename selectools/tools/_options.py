@@ -12,11 +12,14 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
+from ..stability import beta
+
 __all__ = ["ConfigInjector", "ToolOptions", "tool_options"]
 
 ConfigInjector = Callable[[], Mapping[str, Any] | None]
 
 
+@beta
 @dataclass(frozen=True)
 class ToolOptions:
     """How ``@tool`` builds a tool; every field is optional.

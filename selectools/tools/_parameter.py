@@ -6,6 +6,7 @@ import contextlib
 from typing import Any
 
 from ..exceptions import ToolValidationError
+from ..stability import stable
 from ._schema import (
     TypeSpec,
     UnsupportedTypeError,
@@ -47,6 +48,7 @@ SUPPORTED_TYPES_HINT = (
 )
 
 
+@stable
 class ToolParameter:
     """One LLM-visible argument of a tool.
 

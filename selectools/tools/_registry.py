@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, overload
 
+from ..stability import stable
 from ._decorator import caller_frame, decorate, make_tool
 from ._options import tool_options
 from ._protocol import ToolLike
@@ -37,6 +38,7 @@ def as_tool(item: Any, depth: int = 0) -> ToolLike:
     return make_tool(item, caller_frame(depth + 1))
 
 
+@stable
 class ToolRegistry:
     """Tools kept in registration order, looked up by name."""
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from .._display import RichDisplay
 from ..exceptions import ToolExecutionError, ToolValidationError
+from ..stability import stable
 from ._options import ToolOptions
 from ._parameter import UNSET, ToolParameter
 from ._run import ChunkCallback, call_in_executor, finish_async, finish_sync
@@ -24,6 +25,7 @@ __all__ = ["Tool"]
 _DEFAULT = ToolOptions()
 
 
+@stable
 class Tool(RichDisplay):
     """A function the LLM can call, described by a JSON schema.
 
