@@ -98,7 +98,9 @@ class RequestProvider:
         timeout: float | None = None,
     ) -> tuple[Message, UsageStats]:
         return self._complete(
-            self._as_request(model, system_prompt, messages, tools, temperature, max_tokens, timeout)
+            self._as_request(
+                model, system_prompt, messages, tools, temperature, max_tokens, timeout
+            )
         )
 
     async def acomplete(
@@ -113,7 +115,9 @@ class RequestProvider:
         timeout: float | None = None,
     ) -> tuple[Message, UsageStats]:
         return await self._acomplete(
-            self._as_request(model, system_prompt, messages, tools, temperature, max_tokens, timeout)
+            self._as_request(
+                model, system_prompt, messages, tools, temperature, max_tokens, timeout
+            )
         )
 
     def stream(
@@ -129,7 +133,9 @@ class RequestProvider:
     ) -> Iterator[StreamItem]:
         """Yield text deltas, then the finished tool calls, then the call's usage."""
         return self._stream(
-            self._as_request(model, system_prompt, messages, tools, temperature, max_tokens, timeout)
+            self._as_request(
+                model, system_prompt, messages, tools, temperature, max_tokens, timeout
+            )
         )
 
     def astream(
@@ -145,7 +151,9 @@ class RequestProvider:
     ) -> AsyncIterator[StreamItem]:
         """Async :meth:`stream`."""
         return self._astream(
-            self._as_request(model, system_prompt, messages, tools, temperature, max_tokens, timeout)
+            self._as_request(
+                model, system_prompt, messages, tools, temperature, max_tokens, timeout
+            )
         )
 
     # -- what a subclass implements --------------------------------------------------
