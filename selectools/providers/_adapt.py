@@ -58,8 +58,8 @@ def complete(provider: Any, request: LLMRequest) -> tuple[Message, UsageStats]:
         return provider._complete(request)
     method = getattr(provider, "complete", None)
     if method is not None:
-        return method(**request.kwargs())  # type: ignore[no-any-return]
-    return run_sync(provider.acomplete(**request.kwargs()))  # type: ignore[no-any-return]
+        return method(**request.kwargs())
+    return run_sync(provider.acomplete(**request.kwargs()))
 
 
 async def acomplete(provider: Any, request: LLMRequest) -> tuple[Message, UsageStats]:
@@ -67,8 +67,8 @@ async def acomplete(provider: Any, request: LLMRequest) -> tuple[Message, UsageS
         return await provider._acomplete(request)
     method = getattr(provider, "acomplete", None)
     if method is not None:
-        return await method(**request.kwargs())  # type: ignore[no-any-return]
-    return await asyncio.to_thread(provider.complete, **request.kwargs())  # type: ignore[no-any-return]
+        return await method(**request.kwargs())
+    return await asyncio.to_thread(provider.complete, **request.kwargs())
 
 
 def _streams(provider: Any, method: str) -> bool:

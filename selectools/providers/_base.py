@@ -29,14 +29,14 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .base import LLMRequest, StreamItem
+from .base import LLMRequest, StreamItem, estimate_usage
 
 if TYPE_CHECKING:
     from ..tools import Tool
-    from ..types import Message
+    from ..types import Message, ToolCall
     from ..usage import UsageStats
 
-__all__ = ["RequestProvider", "StreamState", "VendorProvider"]
+__all__ = ["RequestProvider", "StreamState", "VendorProvider", "finished_items"]
 
 
 class StreamState(Protocol):
@@ -245,3 +245,21 @@ class VendorProvider(RequestProvider):
 
     def _stream_state(self, request: LLMRequest) -> StreamState:
         raise NotImplementedError
+
+
+def finished_items(
+    provider: str,
+    request: LLMRequest,
+    calls: list[ToolCall],
+    texts: list[str],
+    usage: UsageStats | None,
+) -> list[StreamItem]:
+    """A finished stream's tail: its tool calls, then its usage (estimated when unreported)."""
+    items: list[StreamItem] = list(calls)
+    items.append(
+        usage
+        or estimate_usage(
+            request.model, provider, request.system_prompt, request.messages, "".join(texts)
+        )
+    )
+    return items

@@ -25,12 +25,17 @@ import contextlib
 import importlib
 import threading
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from types import ModuleType
 from typing import Any, Generic, TypeVar
 
+from ._base import VendorProvider
+from ._secret import Secret, translated_errors
+from .base import LLMRequest
+
 __all__ = [
     "PerLoop",
+    "SDKProvider",
     "close_async_client",
     "close_with",
     "require",
@@ -140,3 +145,86 @@ async def _closer(value: T, close: Callable[[T], Awaitable[object]]) -> AsyncIte
     finally:
         with contextlib.suppress(Exception):
             await close(value)
+
+
+class SDKProvider(VendorProvider):
+    """A provider over an official SDK (openai, anthropic): the IO hooks, written once.
+
+    A subclass sets ``_sdk`` (via :func:`require`), ``_secret`` and its clients
+    with :meth:`_bind_clients`, and names the one SDK call in :meth:`_create`.
+    The SDK's own retries are off (the agent retries); its exceptions become
+    :class:`~selectools.exceptions.ProviderError` through ``map_sdk_error``.
+    """
+
+    _sdk: ModuleType
+    _secret: Secret
+    _client: Any
+    _async_clients: PerLoop[Any]
+
+    def _bind_clients(
+        self,
+        make_sync: Callable[[Any], Any],
+        make_async: Callable[[Any], Any],
+        client: Any,
+        async_client: Any,
+        http_client: Any,
+        async_http_client: Any,
+    ) -> None:
+        """Build (or adopt injected) sync and per-loop async SDK clients."""
+        sdk = self._sdk
+        if client is None:
+            client = make_sync(http_client or sdk_http_client(sdk, asynchronous=False))
+            if http_client is None:
+                close_with(self, client)
+        self._client = client
+        self._async_clients = PerLoop(
+            lambda: make_async(async_http_client or sdk_http_client(sdk, asynchronous=True)),
+            fixed=async_client,
+            close=close_async_client if async_http_client is None else None,
+        )
+
+    def _create(self, client: Any, body: dict[str, Any]) -> Any:
+        """The SDK call (``client.chat.completions.create(**body)`` and the like)."""
+        raise NotImplementedError
+
+    def _errors(self, request: LLMRequest, stream: bool) -> contextlib.AbstractContextManager[None]:
+        from ._sdk_errors import map_sdk_error
+
+        label = f"{self.label} {'stream' if stream else 'completion'}"
+        return translated_errors(
+            lambda exc: map_sdk_error(
+                exc,
+                self._sdk,
+                label=label,
+                provider=self.name,
+                timeout=request.timeout,
+                secret=self._secret,
+            ),
+            self._secret,
+        )
+
+    def _send(self, body: Any, request: LLMRequest) -> Any:
+        with self._errors(request, False):
+            return self._create(self._client, body)
+
+    async def _asend(self, body: Any, request: LLMRequest) -> Any:
+        with self._errors(request, False):
+            return await self._create(await self._async_clients.get(), body)
+
+    @contextlib.contextmanager
+    def _open_stream(self, body: Any, request: LLMRequest) -> Iterator[Any]:
+        with self._errors(request, True):
+            response = self._create(self._client, body)
+            try:
+                yield response
+            finally:
+                response.close()
+
+    @contextlib.asynccontextmanager
+    async def _aopen_stream(self, body: Any, request: LLMRequest) -> AsyncIterator[Any]:
+        with self._errors(request, True):
+            response = await self._create(await self._async_clients.get(), body)
+            try:
+                yield response
+            finally:
+                await response.close()
