@@ -31,12 +31,15 @@ from ._clients import SDKProvider, require
 from ._content import message_parts, unsupported
 from ._errors import malformed_error, truncated_error
 from ._secret import Secret, safe_url
+from ._specs import SPECS
 from .base import LLMRequest, StreamItem
 
 if TYPE_CHECKING:
     from ..tools import Tool
 
 __all__ = ["AnthropicProvider"]
+
+_KEY_ENV = SPECS["anthropic"].key_env
 
 
 class AnthropicProvider(SDKProvider):
@@ -61,13 +64,13 @@ class AnthropicProvider(SDKProvider):
     ) -> None:
         self._sdk = require("anthropic", "anthropic", "AnthropicProvider")
         self.default_model = model or default_model
-        key = api_key or env_value("ANTHROPIC_API_KEY")
+        key = api_key or env_value(*_KEY_ENV)
         if not key and client is None:
             raise ProviderConfigurationError(
                 "Anthropic",
                 "API key",
-                "ANTHROPIC_API_KEY",
-                hint="Or add ANTHROPIC_API_KEY=... to a .env file in the working directory.",
+                _KEY_ENV[0],
+                hint=f"Or add {_KEY_ENV[0]}=... to a .env file in the working directory.",
             )
         self._secret = Secret(key or "")
         self.base_url = base_url or env_value("ANTHROPIC_BASE_URL")

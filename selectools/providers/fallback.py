@@ -34,18 +34,10 @@ from ..types import Message, text_content
 from ..usage import UsageStats
 from . import _adapt
 from ._base import RequestProvider
+from ._specs import provider_spec
 from .base import LLMRequest, StreamItem, estimate_usage
 
 __all__ = ["FallbackProvider"]
-
-# provider name -> the vendor its models are registered under in selectools.models
-_FAMILIES = {
-    "openai": "openai",
-    "azure_openai": "openai",
-    "anthropic": "anthropic",
-    "gemini": "gemini",
-    "ollama": "ollama",
-}
 
 
 @dataclass
@@ -317,5 +309,6 @@ def _foreign(model: str, provider: Any) -> bool:
     from ..models import MODELS_BY_ID
 
     info = MODELS_BY_ID.get(model)
-    family = _FAMILIES.get(str(getattr(provider, "name", "")))
+    spec = provider_spec(str(getattr(provider, "name", "")))
+    family = spec.family if spec is not None else None
     return info is not None and family is not None and info.provider != family

@@ -41,6 +41,7 @@ from ._errors import malformed_error, truncated_error
 from ._gemini_schema import gemini_parameters
 from ._http import HTTPProvider, HTTPTransport
 from ._secret import Secret, safe_url
+from ._specs import SPECS
 from .base import LLMRequest, StreamItem, estimate_usage
 
 if TYPE_CHECKING:
@@ -52,16 +53,17 @@ DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 _BLOCKED = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"}
 _DELAY = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s*$")
 _MEMORY = 2048
+_KEY_ENV = SPECS["gemini"].key_env
 
 
 def gemini_key(api_key: str | None) -> str:
     """The key from the argument, ``GEMINI_API_KEY``, ``GOOGLE_API_KEY`` or ``.env``."""
-    key = api_key or env_value("GEMINI_API_KEY", "GOOGLE_API_KEY")
+    key = api_key or env_value(*_KEY_ENV)
     if not key:
         raise ProviderConfigurationError(
             "Gemini",
             "API key",
-            "GEMINI_API_KEY",
+            _KEY_ENV[0],
             hint="GOOGLE_API_KEY works too, and so does a .env file in the working directory.",
         )
     return key

@@ -36,6 +36,7 @@ from ._content import message_parts, unsupported
 from ._errors import malformed_error, truncated_error
 from ._openai_compatible import _OpenAICompatibleBase
 from ._secret import Secret, safe_url
+from ._specs import SPECS
 from .base import LLMRequest, StreamItem, estimate_usage
 
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ class OpenAIProvider(_OpenAICompatibleBase, SDKProvider):
 
     name = "openai"
     label = "OpenAI"
-    _key_env = "OPENAI_API_KEY"
+    _key_env = SPECS["openai"].key_env[0]
 
     def __init__(
         self,

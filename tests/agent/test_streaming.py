@@ -313,6 +313,9 @@ def test_sync_only_async_only_and_text_stream_providers_under_every_entry_point(
 
 def test_partial_providers_under_fallback_provider():
     for make in (SyncOnly, AsyncOnly, TextStreamOnly, DocumentedProvider):
-        for mode, result in _run_every_way(lambda: FallbackProvider([make()])).items():
+        def wrapped(make=make):
+            return FallbackProvider([make()])
+
+        for mode, result in _run_every_way(wrapped).items():
             assert result.provider_used == make.name, (make.name, mode)
             _assert_tool_ran(result)
