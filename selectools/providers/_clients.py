@@ -156,10 +156,54 @@ class SDKProvider(VendorProvider):
     :class:`~selectools.exceptions.ProviderError` through ``map_sdk_error``.
     """
 
+    _spec: str  # its row in the provider table (_specs.py)
     _sdk: ModuleType
     _secret: Secret
+    base_url: str | None
     _client: Any
     _async_clients: PerLoop[Any]
+
+    def _connect(
+        self,
+        api_key: str | None,
+        base_url: str | None,
+        timeout: float | None,
+        options: dict[str, Any],
+        classes: tuple[str, str],
+        injected: tuple[Any, Any, Any, Any],
+    ) -> None:
+        """Resolve key and base URL (``<VENDOR>_BASE_URL``), then build the SDK clients.
+
+        The key comes from ``api_key`` or the variables in the provider table;
+        ``classes`` names the SDK's sync and async client classes; ``injected``
+        is ``(client, async_client, http_client, async_http_client)``.
+        """
+        from .._env import env_value
+        from ..exceptions import ProviderConfigurationError
+        from ._specs import SPECS
+
+        key_env = SPECS[self._spec].key_env
+        key = api_key or env_value(*key_env)
+        if not key and injected[0] is None:
+            raise ProviderConfigurationError(
+                self.label,
+                "API key",
+                key_env[0],
+                hint=f"Or add {key_env[0]}=... to a .env file in the working directory.",
+            )
+        self._secret = Secret(key or "")
+        self.base_url = base_url or env_value(f"{self._spec.upper()}_BASE_URL")
+        options = {"api_key": key or "unused", "max_retries": 0, **options}
+        if self.base_url:
+            options["base_url"] = self.base_url
+        if timeout is not None:
+            options["timeout"] = timeout
+        sync_class, async_class = (getattr(self._sdk, name) for name in classes)
+        self._bind_clients(
+            lambda http: sync_class(**options, http_client=http),
+            lambda http: async_class(**options, http_client=http),
+            *injected,
+        )
 
     def _bind_clients(
         self,

@@ -21,8 +21,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._env import env_value
-from ..exceptions import ProviderConfigurationError
 from ..pricing import calculate_cost
 from ..types import Message, Role, ToolCall, text_content
 from ..usage import UsageStats
@@ -30,8 +28,7 @@ from ._arguments import decode_arguments
 from ._clients import SDKProvider, require
 from ._content import message_parts, unsupported
 from ._errors import malformed_error, truncated_error
-from ._secret import Secret, safe_url
-from ._specs import SPECS
+from ._secret import safe_url
 from .base import LLMRequest, StreamItem
 
 if TYPE_CHECKING:
@@ -39,14 +36,13 @@ if TYPE_CHECKING:
 
 __all__ = ["AnthropicProvider"]
 
-_KEY_ENV = SPECS["anthropic"].key_env
-
 
 class AnthropicProvider(SDKProvider):
     """Claude chat models. ``model=`` is an alias of ``default_model``."""
 
     name = "anthropic"
     label = "Anthropic"
+    _spec = "anthropic"
 
     def __init__(
         self,
@@ -64,32 +60,13 @@ class AnthropicProvider(SDKProvider):
     ) -> None:
         self._sdk = require("anthropic", "anthropic", "AnthropicProvider")
         self.default_model = model or default_model
-        key = api_key or env_value(*_KEY_ENV)
-        if not key and client is None:
-            raise ProviderConfigurationError(
-                "Anthropic",
-                "API key",
-                _KEY_ENV[0],
-                hint=f"Or add {_KEY_ENV[0]}=... to a .env file in the working directory.",
-            )
-        self._secret = Secret(key or "")
-        self.base_url = base_url or env_value("ANTHROPIC_BASE_URL")
-        options: dict[str, Any] = {
-            "api_key": key or "unused",
-            "max_retries": 0,
-            "default_headers": default_headers,
-        }
-        if self.base_url:
-            options["base_url"] = self.base_url
-        if timeout is not None:
-            options["timeout"] = timeout
-        self._bind_clients(
-            lambda http: self._sdk.Anthropic(**options, http_client=http),
-            lambda http: self._sdk.AsyncAnthropic(**options, http_client=http),
-            client,
-            async_client,
-            http_client,
-            async_http_client,
+        self._connect(
+            api_key,
+            base_url,
+            timeout,
+            {"default_headers": default_headers},
+            ("Anthropic", "AsyncAnthropic"),
+            (client, async_client, http_client, async_http_client),
         )
 
     def __repr__(self) -> str:

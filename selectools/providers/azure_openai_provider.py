@@ -31,7 +31,8 @@ class AzureOpenAIProvider(OpenAIProvider):
 
     name = "azure_openai"
     label = "Azure OpenAI"
-    _key_env = SPECS["azure_openai"].key_env[0]
+    _spec = "azure_openai"
+    _key_env = SPECS[_spec].key_env[0]
 
     def __init__(
         self,

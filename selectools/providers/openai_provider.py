@@ -26,8 +26,6 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from .._env import env_value
-from ..exceptions import ProviderConfigurationError
 from ..types import Message, Role, ToolCall, text_content
 from ..usage import UsageStats
 from ._arguments import decode_arguments
@@ -35,8 +33,7 @@ from ._clients import SDKProvider, require
 from ._content import message_parts, unsupported
 from ._errors import malformed_error, truncated_error
 from ._openai_compatible import _OpenAICompatibleBase
-from ._secret import Secret, safe_url
-from ._specs import SPECS
+from ._secret import safe_url
 from .base import LLMRequest, StreamItem, estimate_usage
 
 if TYPE_CHECKING:
@@ -72,7 +69,7 @@ class OpenAIProvider(_OpenAICompatibleBase, SDKProvider):
 
     name = "openai"
     label = "OpenAI"
-    _key_env = SPECS["openai"].key_env[0]
+    _spec = "openai"
 
     def __init__(
         self,
@@ -93,33 +90,13 @@ class OpenAIProvider(_OpenAICompatibleBase, SDKProvider):
         self._sdk = require("openai", "openai", "OpenAIProvider")
         self.default_model = model or default_model
         self._configure_token_param(max_tokens_param)
-        key = api_key or env_value(self._key_env)
-        if not key and client is None:
-            raise ProviderConfigurationError(
-                "OpenAI",
-                "API key",
-                self._key_env,
-                hint="Or add OPENAI_API_KEY=... to a .env file in the working directory.",
-            )
-        self._secret = Secret(key or "")
-        self.base_url = base_url or env_value("OPENAI_BASE_URL")
-        options: dict[str, Any] = {
-            "api_key": key or "unused",
-            "max_retries": 0,
-            "organization": organization,
-            "default_headers": default_headers,
-        }
-        if self.base_url:
-            options["base_url"] = self.base_url
-        if timeout is not None:
-            options["timeout"] = timeout
-        self._bind_clients(
-            lambda http: self._sdk.OpenAI(**options, http_client=http),
-            lambda http: self._sdk.AsyncOpenAI(**options, http_client=http),
-            client,
-            async_client,
-            http_client,
-            async_http_client,
+        self._connect(
+            api_key,
+            base_url,
+            timeout,
+            {"organization": organization, "default_headers": default_headers},
+            ("OpenAI", "AsyncOpenAI"),
+            (client, async_client, http_client, async_http_client),
         )
 
     # -- construction helpers (shared with AzureOpenAIProvider) -----------------
