@@ -16,13 +16,28 @@ from contextlib import aclosing, asynccontextmanager, closing, contextmanager
 from typing import Any
 
 from ..exceptions import ProviderError
-from ._base import VendorProvider
+from ..types import ToolCall
+from ..usage import UsageStats
+from ._base import VendorProvider, finished_items
 from ._clients import PerLoop, close_async_client, close_with, require, shared_ssl_context
-from ._errors import connection_error, error_detail, malformed_error, status_error, timeout_error
+from ._errors import (
+    connection_error,
+    error_detail,
+    malformed_error,
+    status_error,
+    timeout_error,
+    truncated_error,
+)
 from ._secret import Secret, translated_errors
-from .base import LLMRequest
+from .base import LLMRequest, StreamItem
 
-__all__ = ["HTTPProvider", "HTTPTransport", "aiter_sse_data", "iter_sse_data"]
+__all__ = [
+    "HTTPProvider",
+    "HTTPTransport",
+    "JSONStreamState",
+    "aiter_sse_data",
+    "iter_sse_data",
+]
 
 DEFAULT_TIMEOUT = 120.0
 
@@ -224,3 +239,45 @@ class HTTPProvider(VendorProvider):
                 return
             async with aclosing(aiter_sse_data(lines)) as events:
                 yield events
+
+
+class JSONStreamState:
+    """A stream of JSON events (SSE data or NDJSON lines) read into text, tool calls and usage.
+
+    :meth:`feed` decodes each event and hands it to :meth:`read`, which a vendor
+    implements: it returns the event's text, extends ``calls``, sets ``usage``
+    and sets ``done`` on the vendor's end-of-reply marker. :meth:`finish` then
+    releases the calls and usage, or fails if the stream stopped before the end.
+    """
+
+    __slots__ = ("calls", "done", "label", "provider", "request", "texts", "usage")
+
+    def __init__(self, provider: HTTPProvider, request: LLMRequest) -> None:
+        self.provider = provider
+        self.request = request
+        self.label = f"{provider.label} stream"
+        self.calls: list[ToolCall] = []
+        self.texts: list[str] = []
+        self.usage: UsageStats | None = None
+        self.done = False
+
+    def feed(self, raw: str) -> str:
+        if not raw.strip():
+            return ""
+        try:
+            data = json.loads(raw)
+        except ValueError as exc:
+            raise malformed_error(self.label, self.provider.name, str(exc)[:200]) from None
+        text = self.read(data)
+        if text:
+            self.texts.append(text)
+        return text
+
+    def read(self, data: Any) -> str:
+        raise NotImplementedError
+
+    def finish(self) -> list[StreamItem]:
+        provider = self.provider
+        if not self.done:
+            raise truncated_error(self.label, provider.name)
+        return finished_items(provider.name, self.request, self.calls, self.texts, self.usage)

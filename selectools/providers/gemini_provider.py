@@ -21,7 +21,6 @@ most recent 2048 calls, and echoes them when the conversation is sent again.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import threading
@@ -35,14 +34,13 @@ from ..pricing import calculate_cost
 from ..types import Message, Role, ToolCall, text_content
 from ..usage import UsageStats
 from ._arguments import decode_arguments
-from ._base import finished_items
 from ._content import message_parts
-from ._errors import malformed_error, truncated_error
+from ._errors import malformed_error
 from ._gemini_schema import gemini_parameters
-from ._http import HTTPProvider, HTTPTransport
+from ._http import HTTPProvider, HTTPTransport, JSONStreamState
 from ._secret import Secret, safe_url
 from ._specs import SPECS
-from .base import LLMRequest, StreamItem, estimate_usage
+from .base import LLMRequest, estimate_usage
 
 if TYPE_CHECKING:
     pass
@@ -316,26 +314,14 @@ class GeminiProvider(HTTPProvider):
         return _StreamState(self, request)
 
 
-class _StreamState:
+class _StreamState(JSONStreamState):
     """Reads each streamed ``GenerateContentResponse`` into text, calls and usage."""
 
-    __slots__ = ("calls", "finished", "label", "provider", "request", "texts", "usage")
+    __slots__ = ()
+    provider: GeminiProvider
 
-    def __init__(self, provider: GeminiProvider, request: LLMRequest) -> None:
-        self.provider = provider
-        self.request = request
-        self.label = f"{provider.label} stream"
-        self.calls: list[ToolCall] = []
-        self.texts: list[str] = []
-        self.usage: UsageStats | None = None
-        self.finished = False
-
-    def feed(self, raw: str) -> str:
+    def read(self, data: Any) -> str:
         provider = self.provider
-        try:
-            data = json.loads(raw)
-        except ValueError as exc:
-            raise malformed_error(self.label, provider.name, str(exc)[:200]) from None
         error = data.get("error") if isinstance(data, dict) else None
         if isinstance(error, dict):
             code = error.get("code")
@@ -348,14 +334,5 @@ class _StreamState:
             self.usage = usage
         if finish:
             provider._check_blocked(self.label, self.texts + texts, self.calls, finish)
-            self.finished = True
-        text = "".join(texts)
-        if text:
-            self.texts.append(text)
-        return text
-
-    def finish(self) -> list[StreamItem]:
-        provider = self.provider
-        if not self.finished:
-            raise truncated_error(self.label, provider.name)
-        return finished_items(provider.name, self.request, self.calls, self.texts, self.usage)
+            self.done = True
+        return "".join(texts)

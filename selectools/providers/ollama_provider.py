@@ -15,7 +15,6 @@ The host comes from ``host=``, ``OLLAMA_HOST`` (``localhost:11434`` or
 
 from __future__ import annotations
 
-import json
 import os
 from typing import TYPE_CHECKING, Any
 
@@ -24,13 +23,12 @@ from ..exceptions import ProviderError
 from ..types import Message, Role, ToolCall, text_content
 from ..usage import UsageStats
 from ._arguments import decode_arguments
-from ._base import finished_items
 from ._content import message_parts, unsupported
-from ._errors import malformed_error, truncated_error
-from ._http import HTTPProvider, HTTPTransport
+from ._errors import malformed_error
+from ._http import HTTPProvider, HTTPTransport, JSONStreamState
 from ._openai_compatible import _OpenAICompatibleBase
 from ._secret import safe_url
-from .base import LLMRequest, StreamItem, estimate_usage
+from .base import LLMRequest, estimate_usage
 
 if TYPE_CHECKING:
     pass
@@ -190,28 +188,14 @@ class OllamaProvider(_OpenAICompatibleBase, HTTPProvider):
         return _StreamState(self, request)
 
 
-class _StreamState:
+class _StreamState(JSONStreamState):
     """Reads NDJSON chat lines into text, tool calls and usage."""
 
-    __slots__ = ("calls", "done", "label", "provider", "request", "texts", "usage")
+    __slots__ = ()
+    provider: OllamaProvider
 
-    def __init__(self, provider: OllamaProvider, request: LLMRequest) -> None:
-        self.provider = provider
-        self.request = request
-        self.label = f"{provider.label} stream"
-        self.calls: list[ToolCall] = []
-        self.texts: list[str] = []
-        self.usage: UsageStats | None = None
-        self.done = False
-
-    def feed(self, line: str) -> str:
-        if not line.strip():
-            return ""
+    def read(self, data: Any) -> str:
         provider = self.provider
-        try:
-            data = json.loads(line)
-        except ValueError as exc:
-            raise malformed_error(self.label, provider.name, str(exc)[:200]) from None
         if not isinstance(data, dict):
             raise malformed_error(self.label, provider.name, "a line is not a JSON object")
         if "error" in data:
@@ -226,13 +210,4 @@ class _StreamState:
         if data.get("done"):
             self.done = True
             self.usage = provider._line_usage(self.request.model, data)
-        text = str(message.get("content") or "")
-        if text:
-            self.texts.append(text)
-        return text
-
-    def finish(self) -> list[StreamItem]:
-        provider = self.provider
-        if not self.done:
-            raise truncated_error(self.label, provider.name)
-        return finished_items(provider.name, self.request, self.calls, self.texts, self.usage)
+        return str(message.get("content") or "")
