@@ -26,7 +26,7 @@ from ..types import Message, Role, ToolCall, text_content
 from ..usage import UsageStats
 from ._arguments import decode_arguments
 from ._clients import SDKProvider, require
-from ._content import message_parts, unsupported
+from ._content import alternating_turns, message_parts, unsupported
 from ._errors import malformed_error, truncated_error
 from ._secret import safe_url
 from .base import LLMRequest, StreamItem
@@ -128,19 +128,7 @@ class AnthropicProvider(SDKProvider):
         self, system_prompt: str, messages: Sequence[Message]
     ) -> tuple[str, list[dict[str, Any]]]:
         """``(system, turns)``: system messages join the system prompt; same-role turns merge."""
-        system = [system_prompt] if system_prompt else []
-        turns: list[dict[str, Any]] = []
-        for message in messages:
-            if message.role is Role.SYSTEM:
-                system.append(text_content(message))
-                continue
-            role, blocks = self._turn(message)
-            if not blocks:
-                continue
-            if turns and turns[-1]["role"] == role:
-                turns[-1]["content"].extend(blocks)
-            else:
-                turns.append({"role": role, "content": blocks})
+        system, turns = alternating_turns(system_prompt, messages, self._turn, "content")
         return "\n\n".join(s for s in system if s), turns
 
     @staticmethod

@@ -34,7 +34,7 @@ from ..pricing import calculate_cost
 from ..types import Message, Role, ToolCall, text_content
 from ..usage import UsageStats
 from ._arguments import decode_arguments
-from ._content import message_parts
+from ._content import alternating_turns, message_parts
 from ._errors import malformed_error
 from ._gemini_schema import gemini_parameters
 from ._http import HTTPProvider, HTTPTransport, JSONStreamState
@@ -189,20 +189,10 @@ class GeminiProvider(HTTPProvider):
         return "user", self._user_parts(message)
 
     def _prepare(self, request: LLMRequest, stream: bool) -> dict[str, Any]:
-        system = [request.system_prompt] if request.system_prompt else []
-        contents: list[dict[str, Any]] = []
         tools = request.tools
-        for message in request.messages:
-            if message.role is Role.SYSTEM:
-                system.append(text_content(message))
-                continue
-            role, parts = self._turn(message)
-            if not parts:
-                continue
-            if contents and contents[-1]["role"] == role:
-                contents[-1]["parts"].extend(parts)
-            else:
-                contents.append({"role": role, "parts": parts})
+        system, contents = alternating_turns(
+            request.system_prompt, request.messages, self._turn, "parts"
+        )
         body: dict[str, Any] = {"contents": contents}
         if system:
             body["systemInstruction"] = {"parts": [{"text": "\n\n".join(system)}]}
