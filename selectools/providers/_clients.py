@@ -30,7 +30,8 @@ from types import ModuleType
 from typing import Any, Generic, TypeVar
 
 from ._base import VendorProvider
-from ._secret import Secret, translated_errors
+from ._errors import map_sdk_error, translated_errors
+from ._secret import Secret
 from .base import LLMRequest
 
 __all__ = [
@@ -232,8 +233,6 @@ class SDKProvider(VendorProvider):
         raise NotImplementedError
 
     def _errors(self, request: LLMRequest, stream: bool) -> contextlib.AbstractContextManager[None]:
-        from ._sdk_errors import map_sdk_error
-
         label = f"{self.label} {'stream' if stream else 'completion'}"
         return translated_errors(
             lambda exc: map_sdk_error(

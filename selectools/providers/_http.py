@@ -26,9 +26,10 @@ from ._errors import (
     malformed_error,
     status_error,
     timeout_error,
+    translated_errors,
     truncated_error,
 )
-from ._secret import Secret, translated_errors
+from ._secret import Secret
 from .base import LLMRequest, StreamItem
 
 __all__ = [
