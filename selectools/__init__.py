@@ -1,15 +1,16 @@
 """selectools: AI agents that call tools through LLM providers, made for Jupyter.
 
-Public names are loaded lazily (PEP 562) so ``import selectools`` stays fast and
+Public names are loaded lazily (:mod:`selectools._lazy`) so ``import selectools`` stays fast and
 pulls in no provider SDK and nothing from the notebook stack.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
+from ._lazy import lazy_exports
 from ._version import __version__
+from .providers._specs import PROVIDER_SPECS
 
 # name -> module that defines it (relative to this package)
 _EXPORTS: dict[str, str] = {
@@ -41,15 +42,12 @@ _EXPORTS: dict[str, str] = {
     "ToolParameter": ".tools",
     "ToolRegistry": ".tools",
     "tool": ".tools",
-    # providers
+    # providers (the shipped ones come from the table in providers/_specs.py)
     "Provider": ".providers.base",
-    "LocalProvider": ".providers.stubs",
-    "OpenAIProvider": ".providers.openai_provider",
-    "AzureOpenAIProvider": ".providers.azure_openai_provider",
-    "AnthropicProvider": ".providers.anthropic_provider",
-    "GeminiProvider": ".providers.gemini_provider",
-    "OllamaProvider": ".providers.ollama_provider",
+    "AsyncProvider": ".providers.base",
+    "LLMRequest": ".providers.base",
     "FallbackProvider": ".providers.fallback",
+    **{spec.class_name: f".providers.{spec.module}" for spec in PROVIDER_SPECS},
     # observers and traces
     "AgentObserver": ".observer",
     "AsyncAgentObserver": ".observer",
@@ -100,17 +98,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = ["__version__", *sorted(_EXPORTS)]
 
 
-def __getattr__(name: str) -> Any:
-    module_name = _EXPORTS.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'selectools' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module_name, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
 def load_ipython_extension(ipython: Any) -> None:
@@ -158,7 +146,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .prompt import PromptBuilder
     from .providers.anthropic_provider import AnthropicProvider
     from .providers.azure_openai_provider import AzureOpenAIProvider
-    from .providers.base import Provider
+    from .providers.base import AsyncProvider, LLMRequest, Provider
     from .providers.fallback import FallbackProvider
     from .providers.gemini_provider import GeminiProvider
     from .providers.ollama_provider import OllamaProvider

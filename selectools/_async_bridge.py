@@ -11,11 +11,11 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
-from collections.abc import Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar, cast
 
-__all__ = ["in_running_loop", "run_sync", "shared_pool"]
+__all__ = ["in_running_loop", "iterate_sync", "run_sync", "shared_pool"]
 
 T = TypeVar("T")
 
@@ -65,3 +65,51 @@ def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
     if "error" in result:
         raise result["error"]
     return cast(T, result["value"])
+
+
+def iterate_sync(make: Callable[[], AsyncIterator[T]]) -> Iterator[T]:
+    """The items of the async iterator ``make()`` returns, as they arrive, from sync code.
+
+    The iterator runs on a private loop in a worker thread (context variables
+    copied), never on the caller's loop; items cross over through a queue. If the
+    consumer stops early, the producer stops after its next item.
+    """
+    import queue
+
+    items: queue.SimpleQueue[tuple[int, Any]] = queue.SimpleQueue()
+    stop = threading.Event()
+    context = contextvars.copy_context()
+
+    async def pump() -> None:
+        iterator = make()
+        try:
+            async for item in iterator:
+                items.put((0, item))
+                if stop.is_set():
+                    break
+        finally:
+            close = getattr(iterator, "aclose", None)
+            if close is not None:
+                await close()
+
+    def target() -> None:
+        try:
+            context.run(asyncio.run, pump())
+        except BaseException as exc:
+            items.put((2, exc))
+        else:
+            items.put((1, None))
+
+    thread = threading.Thread(target=target, name="selectools-iterate-sync", daemon=True)
+    thread.start()
+    try:
+        while True:
+            kind, value = items.get()
+            if kind == 0:
+                yield cast(T, value)
+            elif kind == 1:
+                return
+            else:
+                raise value
+    finally:
+        stop.set()

@@ -1,5 +1,8 @@
 """Drivers: perform the loop's effects, blocking or awaiting, streaming or not.
 
+Providers are called through :mod:`selectools.providers._adapt`, which knows how
+to call any provider (sync only, async only, text-only streams) in one place.
+
 ``drive_sync`` never touches asyncio, so ``agent.run()`` works inside a running
 event loop (a notebook cell) without nest_asyncio; coroutine-only providers or
 async tools called from it run on a private loop in a worker thread.
@@ -12,15 +15,15 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
-from .._async_bridge import run_sync
 from .._current_run import bind_run, unbind_run
 from ..exceptions import ProviderError
-from ..providers.base import estimate_usage
+from ..providers._adapt import acomplete, astream, complete, stream
+from ..providers.base import LLMRequest, estimate_usage
 from ..types import AgentResult, Message, Role, StreamChunk, ToolCall
 from ..usage import UsageStats
 from ._approval_wait import ask_async, ask_sync
 from ._context import RunContext
-from ._effects import AskApproval, CallBlocking, CallLLM, LLMRequest, RunTools, Sleep
+from ._effects import AskApproval, CallBlocking, CallLLM, RunTools, Sleep
 from ._program import Program
 from ._tool_jobs import run_jobs_async, run_jobs_sync
 
@@ -87,34 +90,14 @@ def _text_callback(ctx: RunContext) -> Callable[[str], None]:
 
 
 # -- performing effects ------------------------------------------------------
-def _complete_sync(provider: Any, request: LLMRequest) -> tuple[Message, UsageStats]:
-    complete = getattr(provider, "complete", None)
-    if complete is not None:
-        return complete(**request.kwargs())
-    return run_sync(provider.acomplete(**request.kwargs()))
-
-
-def _stream_sync(provider: Any, request: LLMRequest) -> Iterator[Any]:
-    """Streamed items from the provider, or its whole reply as one item."""
-    stream = getattr(provider, "stream", None)
-    if stream is not None and getattr(provider, "supports_streaming", True):
-        yield from stream(**request.kwargs())
-        return
-    message, usage = _complete_sync(provider, request)
-    if message.text:
-        yield message.text
-    yield from message.tool_calls or ()
-    yield usage
-
-
 def _call_llm_sync(ctx: RunContext, effect: CallLLM) -> tuple[Message, UsageStats]:
     token = bind_run(ctx.emitter)
     try:
         if not effect.stream:
-            return _complete_sync(effect.provider or ctx.provider, effect.request)
+            return complete(effect.provider or ctx.provider, effect.request)
         on_text = _text_callback(ctx)
         acc = StreamAccumulator()
-        for item in _stream_sync(ctx.provider, effect.request):
+        for item in stream(ctx.provider, effect.request):
             text = acc.add(item)
             if text:
                 on_text(text)
@@ -139,35 +122,14 @@ def _perform_sync(ctx: RunContext, effect: Any) -> Any:
     raise TypeError(f"unknown effect {effect!r}")
 
 
-async def _complete_async(provider: Any, request: LLMRequest) -> tuple[Message, UsageStats]:
-    acomplete = getattr(provider, "acomplete", None)
-    if acomplete is not None:
-        return await acomplete(**request.kwargs())
-    return await asyncio.to_thread(provider.complete, **request.kwargs())
-
-
-async def _stream_async(provider: Any, request: LLMRequest) -> AsyncIterator[Any]:
-    astream = getattr(provider, "astream", None)
-    if astream is not None and getattr(provider, "supports_streaming", True):
-        async for item in astream(**request.kwargs()):
-            yield item
-        return
-    message, usage = await _complete_async(provider, request)
-    if message.text:
-        yield message.text
-    for call in message.tool_calls or ():
-        yield call
-    yield usage
-
-
 async def _call_llm_async(ctx: RunContext, effect: CallLLM) -> tuple[Message, UsageStats]:
     token = bind_run(ctx.emitter)
     try:
         if not effect.stream:
-            return await _complete_async(effect.provider or ctx.provider, effect.request)
+            return await acomplete(effect.provider or ctx.provider, effect.request)
         on_text = _text_callback(ctx)
         acc = StreamAccumulator()
-        async for item in _stream_async(ctx.provider, effect.request):
+        async for item in astream(ctx.provider, effect.request):
             text = acc.add(item)
             if text:
                 on_text(text)
@@ -232,14 +194,9 @@ def drive_sync(ctx: RunContext, program: Program) -> AgentResult:
         try:
             if type(effect) is CallLLM and not effect.stream:
                 # the common effect, performed inline (it is most of a run's overhead)
-                provider = effect.provider or ctx.provider
-                complete = getattr(provider, "complete", None)
                 token = bind_run(ctx.emitter)
                 try:
-                    if complete is not None:
-                        value = complete(**effect.request.kwargs())
-                    else:
-                        value = _complete_sync(provider, effect.request)
+                    value = complete(effect.provider or ctx.provider, effect.request)
                 finally:
                     unbind_run(token)
             else:
@@ -285,7 +242,7 @@ def drive_sync_stream(ctx: RunContext, program: Program) -> Iterator[StreamChunk
             try:
                 if type(effect) is CallLLM and effect.stream:
                     acc = StreamAccumulator()
-                    for item in _bound(ctx, _stream_sync(ctx.provider, effect.request)):
+                    for item in _bound(ctx, stream(ctx.provider, effect.request)):
                         text = acc.add(item)
                         if text:
                             emit("on_stream_chunk", text, iteration=ctx.iteration)
@@ -326,7 +283,7 @@ async def drive_async_stream(
             try:
                 if type(effect) is CallLLM and effect.stream:
                     acc = StreamAccumulator()
-                    async for item in _abound(ctx, _stream_async(ctx.provider, effect.request)):
+                    async for item in _abound(ctx, astream(ctx.provider, effect.request)):
                         text = acc.add(item)
                         if text:
                             emitter.emit("on_stream_chunk", text, iteration=ctx.iteration)

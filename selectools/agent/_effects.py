@@ -12,38 +12,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..providers.base import LLMRequest
+
 if TYPE_CHECKING:
     from ..approval import ApprovalRequest
     from ..cancellation import CancellationToken
-    from ..tools import ToolLike
-    from ..types import Message
     from ._tool_jobs import ToolJob
 
 __all__ = ["AskApproval", "CallBlocking", "CallLLM", "LLMRequest", "RunTools", "Sleep"]
-
-
-@dataclass(slots=True)
-class LLMRequest:
-    """The keyword arguments of one provider call."""
-
-    model: str
-    system_prompt: str
-    messages: list[Message]
-    tools: list[ToolLike] | None
-    temperature: float
-    max_tokens: int
-    timeout: float | None
-
-    def kwargs(self) -> dict[str, Any]:
-        return {
-            "model": self.model,
-            "system_prompt": self.system_prompt,
-            "messages": self.messages,
-            "tools": self.tools,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-            "timeout": self.timeout,
-        }
 
 
 @dataclass(slots=True)

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from ..cache import Cache
     from ..cancellation import CancellationToken
     from ..policy import ToolPolicy
+    from ..providers.base import AnyProvider
     from ..sessions import SessionStore
 
 __all__ = ["DEFAULT_MODEL", "AgentConfig", "effective_model"]
@@ -69,7 +70,7 @@ class AgentConfig:
     session_id: str | None = None
     session_metadata: dict[str, Any] | None = None
     summarize_on_trim: bool = False
-    summarize_provider: Any = None
+    summarize_provider: AnyProvider | None = None
     summarize_model: str | None = None
     summarize_max_tokens: int = 150
     # cancellation

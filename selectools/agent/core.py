@@ -17,6 +17,7 @@ from .._display import RichDisplay
 from ..analytics import AgentAnalytics
 from ..parser import ToolCallParser
 from ..prompt import PromptBuilder
+from ..providers.base import AnyProvider
 from ..providers.stubs import LocalProvider
 from ..stability import stable
 from ..structured import build_schema_instruction, schema_from_response_format
@@ -105,7 +106,7 @@ class Agent(RichDisplay):
     def __init__(
         self,
         tools: Iterable[ToolLike | Callable[..., Any]] | None = None,
-        provider: Any = None,
+        provider: AnyProvider | None = None,
         config: AgentConfig | None = None,
         memory: Memory | None = None,
         *,
@@ -118,7 +119,7 @@ class Agent(RichDisplay):
         if system_prompt is not None:
             config = replace(config, system_prompt=system_prompt)
         self.config = config
-        self._provider: Any = provider if provider is not None else LocalProvider()
+        self._provider: AnyProvider = provider if provider is not None else LocalProvider()
         if memory is not None:
             missing = [
                 m
@@ -157,11 +158,11 @@ class Agent(RichDisplay):
         return self.config.name
 
     @property
-    def provider(self) -> Any:
+    def provider(self) -> AnyProvider:
         return self._provider
 
     @provider.setter
-    def provider(self, provider: Any) -> None:
+    def provider(self, provider: AnyProvider) -> None:
         self._provider = provider
         self._system_prompt = self._build_system_prompt()
 

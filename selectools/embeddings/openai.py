@@ -21,8 +21,8 @@ from ..providers._clients import (
     require,
     sdk_http_client,
 )
-from ..providers._sdk_errors import map_sdk_error
-from ..providers._secret import Secret, safe_url, translated_errors
+from ..providers._errors import map_sdk_error, translated_errors
+from ..providers._secret import Secret, safe_url
 from .provider import EmbeddingUsage, batches, check_text, check_texts
 
 __all__ = ["OpenAIEmbedder", "OpenAIEmbeddingProvider", "OpenAIEmbeddings"]

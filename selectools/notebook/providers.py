@@ -1,10 +1,10 @@
 """Providers by name for the magics: which keys are set, which provider to use, building it.
 
-Network providers are looked up on the ``selectools`` package by class name at
-use time, so this module imports no SDK and keeps working while providers are
-added. A provider spec is a registered name (``openai``, ``anthropic``,
-``gemini``, ``ollama``, ``local``, ``scripted``), ``auto``, or the name of a
-notebook variable holding a provider object. Keys are reported as set or not,
+The names, classes and key variables come from the provider table
+(:mod:`selectools.providers._specs`); classes are imported only when a provider
+is built, so this module imports no SDK. A provider spec is a registered name
+(``openai``, ``anthropic``, ``gemini``, ``ollama``, ``local``, ``scripted``, ...),
+``auto``, or the name of a notebook variable holding a provider object. Keys are reported as set or not,
 never shown.
 """
 
@@ -18,6 +18,8 @@ from typing import Any
 
 from .._view._components import error_line
 from ..exceptions import SelectoolsError
+from ..providers._adapt import is_provider
+from ..providers._specs import PROVIDER_SPECS
 from .errors import NotebookUsageError
 
 __all__ = [
@@ -40,25 +42,12 @@ class ProviderChoice:
     extra: str = ""
     offline: bool = False
 
-    @property
-    def available(self) -> bool:
-        """Whether this version of selectools exports the class (checked without importing it)."""
-        import selectools
-
-        return self.class_name in selectools.__all__
-
 
 PROVIDERS: dict[str, ProviderChoice] = {
-    choice.name: choice
-    for choice in (
-        ProviderChoice("openai", "OpenAIProvider", ("OPENAI_API_KEY",), "openai"),
-        ProviderChoice("anthropic", "AnthropicProvider", ("ANTHROPIC_API_KEY",), "anthropic"),
-        ProviderChoice("gemini", "GeminiProvider", ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "gemini"),
-        ProviderChoice("ollama", "OllamaProvider", (), "ollama"),
-        ProviderChoice("local", "LocalProvider", offline=True),
-        ProviderChoice("scripted", "ScriptedProvider", offline=True),
-    )
+    spec.name: ProviderChoice(spec.name, spec.class_name, spec.key_env, spec.extra, spec.offline)
+    for spec in PROVIDER_SPECS
 }
+PROVIDERS["scripted"] = ProviderChoice("scripted", "ScriptedProvider", offline=True)
 #: the providers ``auto`` tries, in order, before falling back to ``local``
 _AUTO_ORDER = ("openai", "anthropic", "gemini")
 
@@ -74,25 +63,19 @@ def _has_key(choice: ProviderChoice, env: Mapping[str, str]) -> bool:
 
 
 def auto_provider(environ: Mapping[str, str] | None = None) -> str:
-    """The first provider with a key set that this version has; ``local`` when none."""
+    """The first provider with a key set; ``local`` when none."""
     env = os.environ if environ is None else environ
     for name in _AUTO_ORDER:
         choice = PROVIDERS[name]
-        if choice.env_vars and _has_key(choice, env) and choice.available:
+        if choice.env_vars and _has_key(choice, env):
             return name
     return "local"
-
-
-def _looks_like_provider(value: Any) -> bool:
-    return any(callable(getattr(value, m, None)) for m in ("complete", "stream", "acomplete"))
 
 
 def provider_variables(namespace: Mapping[str, Any]) -> list[str]:
     """Names of notebook variables holding provider objects."""
     return sorted(
-        name
-        for name, value in namespace.items()
-        if not name.startswith("_") and not isinstance(value, type) and _looks_like_provider(value)
+        name for name, value in namespace.items() if not name.startswith("_") and is_provider(value)
     )
 
 
@@ -114,11 +97,6 @@ def _scripted(namespace: Mapping[str, Any]) -> Any:
 
 
 def _network(choice: ProviderChoice, env: Mapping[str, str]) -> Any:
-    if not choice.available:
-        raise NotebookUsageError(
-            f"provider '{choice.name}' is not available in this version of selectools "
-            f"(selectools.{choice.class_name} is missing); use provider=local offline"
-        )
     if not _has_key(choice, env):
         keys = " or ".join(choice.env_vars)
         raise NotebookUsageError(
@@ -157,10 +135,10 @@ def build_provider(
         return _network(choice, env)
     if name in namespace:
         value = namespace[name]
-        if isinstance(value, type) or not _looks_like_provider(value):
+        if not is_provider(value):
             raise NotebookUsageError(
                 f"'{name}' is a {type(value).__name__}, not a provider "
-                "(a provider has complete() or stream())"
+                "(a provider has complete() or acomplete())"
             )
         return value
     known = [*PROVIDERS, *provider_variables(namespace)]

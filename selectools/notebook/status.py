@@ -62,8 +62,6 @@ def describe_provider(spec: str, namespace: Mapping[str, Any], env: Mapping[str,
         return f"{spec} ({type(namespace.get(spec)).__name__} variable)"
     if choice.offline:
         return f"{spec} (offline)"
-    if not choice.available:
-        return f"{spec} (not available in this version of selectools)"
     if choice.env_vars and not any(env.get(var) for var in choice.env_vars):
         return f"{spec} (needs {' or '.join(choice.env_vars)})"
     return spec

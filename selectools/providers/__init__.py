@@ -1,18 +1,31 @@
-"""LLM providers. Network providers are imported lazily, so their SDKs load only when used."""
+"""LLM providers. Network providers are imported lazily, so their SDKs load only when used.
+
+The shipped providers are listed once, in :mod:`._specs`; the lazy exports here
+are derived from that table.
+"""
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .base import Provider, ProviderError
-from .stubs import LocalProvider
+from .._lazy import lazy_exports
+from ._specs import PROVIDER_SPECS
 
-__all__ = [
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(("AnyProvider", "AsyncProvider", "LLMRequest", "Provider"), ".base"),
+    "ProviderError": "..exceptions",
+    "FallbackProvider": ".fallback",
+    **{spec.class_name: f".{spec.module}" for spec in PROVIDER_SPECS},
+}
+
+__all__ = [  # the keys of _LAZY (a test checks)
     "AnthropicProvider",
+    "AnyProvider",
+    "AsyncProvider",
     "AzureOpenAIProvider",
     "FallbackProvider",
     "GeminiProvider",
+    "LLMRequest",
     "LocalProvider",
     "OllamaProvider",
     "OpenAIProvider",
@@ -20,29 +33,15 @@ __all__ = [
     "ProviderError",
 ]
 
-_LAZY: dict[str, str] = {
-    "OpenAIProvider": ".openai_provider",
-    "AzureOpenAIProvider": ".azure_openai_provider",
-    "AnthropicProvider": ".anthropic_provider",
-    "GeminiProvider": ".gemini_provider",
-    "OllamaProvider": ".ollama_provider",
-    "FallbackProvider": ".fallback",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'selectools.providers' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module_name, __name__), name)
-    globals()[name] = value
-    return value
-
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from ..exceptions import ProviderError
     from .anthropic_provider import AnthropicProvider
     from .azure_openai_provider import AzureOpenAIProvider
+    from .base import AnyProvider, AsyncProvider, LLMRequest, Provider
     from .fallback import FallbackProvider
     from .gemini_provider import GeminiProvider
     from .ollama_provider import OllamaProvider
     from .openai_provider import OpenAIProvider
+    from .stubs import LocalProvider

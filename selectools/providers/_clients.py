@@ -25,12 +25,18 @@ import contextlib
 import importlib
 import threading
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from types import ModuleType
 from typing import Any, Generic, TypeVar
 
+from ._base import VendorProvider
+from ._errors import map_sdk_error, translated_errors
+from ._secret import Secret
+from .base import LLMRequest
+
 __all__ = [
     "PerLoop",
+    "SDKProvider",
     "close_async_client",
     "close_with",
     "require",
@@ -140,3 +146,128 @@ async def _closer(value: T, close: Callable[[T], Awaitable[object]]) -> AsyncIte
     finally:
         with contextlib.suppress(Exception):
             await close(value)
+
+
+class SDKProvider(VendorProvider):
+    """A provider over an official SDK (openai, anthropic): the IO hooks, written once.
+
+    A subclass sets ``_sdk`` (via :func:`require`), ``_secret`` and its clients
+    with :meth:`_bind_clients`, and names the one SDK call in :meth:`_create`.
+    The SDK's own retries are off (the agent retries); its exceptions become
+    :class:`~selectools.exceptions.ProviderError` through ``map_sdk_error``.
+    """
+
+    _spec: str  # its row in the provider table (_specs.py)
+    _sdk: ModuleType
+    _secret: Secret
+    base_url: str | None
+    _client: Any
+    _async_clients: PerLoop[Any]
+
+    def _connect(
+        self,
+        api_key: str | None,
+        base_url: str | None,
+        timeout: float | None,
+        options: dict[str, Any],
+        classes: tuple[str, str],
+        injected: tuple[Any, Any, Any, Any],
+    ) -> None:
+        """Resolve key and base URL (``<VENDOR>_BASE_URL``), then build the SDK clients.
+
+        The key comes from ``api_key`` or the variables in the provider table;
+        ``classes`` names the SDK's sync and async client classes; ``injected``
+        is ``(client, async_client, http_client, async_http_client)``.
+        """
+        from .._env import env_value
+        from ..exceptions import ProviderConfigurationError
+        from ._specs import SPECS
+
+        key_env = SPECS[self._spec].key_env
+        key = api_key or env_value(*key_env)
+        if not key and injected[0] is None:
+            raise ProviderConfigurationError(
+                self.label,
+                "API key",
+                key_env[0],
+                hint=f"Or add {key_env[0]}=... to a .env file in the working directory.",
+            )
+        self._secret = Secret(key or "")
+        self.base_url = base_url or env_value(f"{self._spec.upper()}_BASE_URL")
+        options = {"api_key": key or "unused", "max_retries": 0, **options}
+        if self.base_url:
+            options["base_url"] = self.base_url
+        if timeout is not None:
+            options["timeout"] = timeout
+        sync_class, async_class = (getattr(self._sdk, name) for name in classes)
+        self._bind_clients(
+            lambda http: sync_class(**options, http_client=http),
+            lambda http: async_class(**options, http_client=http),
+            *injected,
+        )
+
+    def _bind_clients(
+        self,
+        make_sync: Callable[[Any], Any],
+        make_async: Callable[[Any], Any],
+        client: Any,
+        async_client: Any,
+        http_client: Any,
+        async_http_client: Any,
+    ) -> None:
+        """Build (or adopt injected) sync and per-loop async SDK clients."""
+        sdk = self._sdk
+        if client is None:
+            client = make_sync(http_client or sdk_http_client(sdk, asynchronous=False))
+            if http_client is None:
+                close_with(self, client)
+        self._client = client
+        self._async_clients = PerLoop(
+            lambda: make_async(async_http_client or sdk_http_client(sdk, asynchronous=True)),
+            fixed=async_client,
+            close=close_async_client if async_http_client is None else None,
+        )
+
+    def _create(self, client: Any, body: dict[str, Any]) -> Any:
+        """The SDK call (``client.chat.completions.create(**body)`` and the like)."""
+        raise NotImplementedError
+
+    def _errors(self, request: LLMRequest, stream: bool) -> contextlib.AbstractContextManager[None]:
+        label = f"{self.label} {'stream' if stream else 'completion'}"
+        return translated_errors(
+            lambda exc: map_sdk_error(
+                exc,
+                self._sdk,
+                label=label,
+                provider=self.name,
+                timeout=request.timeout,
+                secret=self._secret,
+            ),
+            self._secret,
+        )
+
+    def _send(self, body: Any, request: LLMRequest) -> Any:
+        with self._errors(request, False):
+            return self._create(self._client, body)
+
+    async def _asend(self, body: Any, request: LLMRequest) -> Any:
+        with self._errors(request, False):
+            return await self._create(await self._async_clients.get(), body)
+
+    @contextlib.contextmanager
+    def _open_stream(self, body: Any, request: LLMRequest) -> Iterator[Any]:
+        with self._errors(request, True):
+            response = self._create(self._client, body)
+            try:
+                yield response
+            finally:
+                response.close()
+
+    @contextlib.asynccontextmanager
+    async def _aopen_stream(self, body: Any, request: LLMRequest) -> AsyncIterator[Any]:
+        with self._errors(request, True):
+            response = await self._create(await self._async_clients.get(), body)
+            try:
+                yield response
+            finally:
+                await response.close()

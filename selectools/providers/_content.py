@@ -14,13 +14,15 @@ from __future__ import annotations
 import base64
 import binascii
 import mimetypes
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..exceptions import ProviderError
-from ..types import ContentPart, Message
+from ..types import ContentPart, Message, Role, text_content
 
-__all__ = ["Part", "message_parts", "unsupported"]
+__all__ = ["Part", "alternating_turns", "message_parts", "unsupported"]
 
 _PART_TYPES = ("text", "image_url", "image_base64", "audio")
 _SIGNATURES = (
@@ -143,3 +145,31 @@ def message_parts(message: Message) -> list[Part]:
             Part("image", data=message.image_base64, media_type=_sniff(message.image_base64))
         )
     return parts
+
+
+def alternating_turns(
+    system_prompt: str,
+    messages: Sequence[Message],
+    turn: Callable[[Message], tuple[str, list[dict[str, Any]]]],
+    key: str,
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """System texts, and the other messages as ``{"role": ..., key: [...]}`` turns.
+
+    For APIs that take the system prompt apart and require roles to alternate
+    (Anthropic, Gemini): ``turn(message)`` gives a message's role and blocks, and
+    adjacent turns of one role are merged (parallel tool results share a turn).
+    """
+    system = [system_prompt] if system_prompt else []
+    turns: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role is Role.SYSTEM:
+            system.append(text_content(message))
+            continue
+        role, blocks = turn(message)
+        if not blocks:
+            continue
+        if turns and turns[-1]["role"] == role:
+            turns[-1][key].extend(blocks)
+        else:
+            turns.append({"role": role, key: blocks})
+    return system, turns

@@ -5,15 +5,29 @@ Every provider maps whatever its SDK or HTTP client raises to a
 whether another attempt can help. Retryable: 408, 409, 425, 429, every 5xx,
 timeouts, connection failures and garbled responses. Not retryable: other
 4xx (bad request, authentication, permission, not found, unprocessable), which
-would fail the same way again. Messages are redacted so no key leaks through.
+would fail the same way again. Messages are redacted so no key leaks through,
+and :func:`translated_errors` chains the original exception only when it does
+not quote the key.
+
+The official SDKs (openai, anthropic) share one exception layout
+(``APITimeoutError``, ``APIConnectionError``, ``APIStatusError`` with
+``status_code``/``response``/``body``, ``APIError`` for errors inside a stream),
+mapped by :func:`map_sdk_error`. Anthropic's stream reader also lets raw
+``httpx2`` (older SDKs: ``httpx``) transport errors through, and a streamed
+``error`` event arrives with the stream's HTTP 200, so its body's error type
+says what really happened. A response body that is not valid JSON surfaces as a
+``ValueError``.
 """
 
 from __future__ import annotations
 
 import email.utils
 import json
+import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from types import ModuleType
 from typing import Any
 
 from ..exceptions import ProviderError
@@ -24,9 +38,12 @@ __all__ = [
     "error_detail",
     "is_retryable_status",
     "malformed_error",
+    "map_sdk_error",
     "retry_after_seconds",
+    "safe_cause",
     "status_error",
     "timeout_error",
+    "translated_errors",
     "truncated_error",
 ]
 
@@ -189,3 +206,115 @@ def truncated_error(label: str, provider: str) -> ProviderError:
         provider=provider,
         retryable=True,
     )
+
+
+def safe_cause(exc: BaseException, secret: Secret | None) -> BaseException | None:
+    """``exc`` to chain as the cause of a mapped error, or ``None`` when any exception in
+    its chain quotes the secret (a server echoing a rejected key, say)."""
+    value = secret.reveal() if secret else ""
+    if len(value) < 4:
+        return exc
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        text = f"{current!s} {current!r} {getattr(current, 'body', '')!s}"
+        if value in text:
+            return None
+        current = current.__cause__ or current.__context__
+    return exc
+
+
+@contextmanager
+def translated_errors(
+    translate: Callable[[Exception], BaseException | None], secret: Secret | None
+) -> Iterator[None]:
+    """Raise what ``translate`` makes of an exception (e.g. a ``ProviderError``), chained to
+    the original unless that quotes the secret; exceptions it returns ``None`` for pass through."""
+    try:
+        yield
+    except Exception as exc:
+        translated = translate(exc)
+        if translated is None:
+            raise
+        raise translated from safe_cause(exc, secret)
+
+
+# Error "type" in a body -> the HTTP status it stands for (Anthropic's names, mostly).
+_BODY_TYPES = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "timeout_error": 504,
+    "overloaded_error": 529,
+    "server_error": 500,
+}
+
+
+def _body_status(body: Any) -> int | None:
+    error = body.get("error") if isinstance(body, Mapping) else None
+    kind = error.get("type") if isinstance(error, Mapping) else None
+    return _BODY_TYPES.get(kind) if isinstance(kind, str) else None
+
+
+def _transport_error(exc: Exception) -> str | None:
+    """``"timeout"``/``"connection"`` for an httpx2 (or older SDKs' httpx) transport error."""
+    for name in ("httpx2", "httpx"):
+        module = sys.modules.get(name)
+        if module is None:
+            continue
+        if isinstance(exc, module.TimeoutException):
+            return "timeout"
+        if isinstance(exc, (module.TransportError, module.StreamError)):
+            return "connection"
+    return None
+
+
+def map_sdk_error(
+    exc: Exception,
+    sdk: ModuleType,
+    *,
+    label: str,
+    provider: str,
+    timeout: float | None,
+    secret: Secret | None,
+) -> ProviderError | None:
+    """The ProviderError for ``exc``, or ``None`` when it is not an SDK/transport failure."""
+    if isinstance(exc, ProviderError):
+        return exc
+    if isinstance(exc, sdk.APITimeoutError) or _transport_error(exc) == "timeout":
+        return timeout_error(label, provider, timeout, secret=secret)
+    if isinstance(exc, sdk.APIConnectionError) or _transport_error(exc) == "connection":
+        detail = str(exc.__cause__ or exc) or type(exc).__name__
+        return connection_error(label, provider, detail, secret=secret)
+    if isinstance(exc, sdk.APIStatusError):
+        detail = error_detail(exc.body) or str(exc)
+        status = exc.status_code
+        headers = exc.response.headers if exc.response is not None else None
+        if status < 400:
+            # an error event inside a stream that started as HTTP 200
+            status = _body_status(exc.body) or 500
+            headers = None
+        return status_error(label, provider, status, detail, headers, secret=secret)
+    if isinstance(exc, sdk.APIError):
+        body = getattr(exc, "body", None)
+        status = _body_status(body)
+        detail = error_detail(body) or str(exc)
+        if status is not None:
+            return status_error(label, provider, status, detail, None, secret=secret)
+        return ProviderError(
+            redact(f"{label} failed: the server reported an error mid-stream: {detail}", secret),
+            provider=provider,
+            retryable=True,
+        )
+    if isinstance(exc, ValueError):
+        return malformed_error(label, provider, str(exc)[:200], secret=secret)
+    base = getattr(sdk, "OpenAIError", None) or getattr(sdk, "AnthropicError", None)
+    if base is not None and isinstance(exc, base):
+        message = redact(f"{label} failed: {exc}", secret)
+        return ProviderError(message, provider=provider, retryable=False)
+    return None

@@ -11,41 +11,74 @@ Whatever fails (status, timeout, connection, unreadable JSON) becomes a
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterable, Iterator
+from contextlib import aclosing, asynccontextmanager, closing, contextmanager
 from typing import Any
 
 from ..exceptions import ProviderError
+from ..types import ToolCall
+from ..usage import UsageStats
+from ._base import VendorProvider, finished_items
 from ._clients import PerLoop, close_async_client, close_with, require, shared_ssl_context
-from ._errors import connection_error, error_detail, malformed_error, status_error, timeout_error
-from ._secret import Secret, translated_errors
+from ._errors import (
+    connection_error,
+    error_detail,
+    malformed_error,
+    status_error,
+    timeout_error,
+    translated_errors,
+    truncated_error,
+)
+from ._secret import Secret
+from .base import LLMRequest, StreamItem
 
-__all__ = ["HTTPTransport", "aiter_sse_data", "iter_sse_data"]
+__all__ = [
+    "HTTPProvider",
+    "HTTPTransport",
+    "JSONStreamState",
+    "aiter_sse_data",
+    "iter_sse_data",
+]
 
 DEFAULT_TIMEOUT = 120.0
 
 
+class _SSEReader:
+    """Collects ``data:`` lines; an empty line completes an event."""
+
+    __slots__ = ("data",)
+
+    def __init__(self) -> None:
+        self.data: list[str] = []
+
+    def feed(self, line: str) -> str | None:
+        """The completed event's data, or ``None`` while an event is still open."""
+        if not line:
+            if self.data:
+                event = "\n".join(self.data)
+                self.data = []
+                return event
+        elif line.startswith("data:"):
+            self.data.append(line[5:].lstrip(" "))
+        return None
+
+
 def iter_sse_data(lines: Iterable[str]) -> Iterator[str]:
     """The ``data`` of each complete server-sent event (an unterminated last event is dropped)."""
-    data: list[str] = []
+    reader = _SSEReader()
     for line in lines:
-        if not line:
-            if data:
-                yield "\n".join(data)
-                data = []
-        elif line.startswith("data:"):
-            data.append(line[5:].lstrip(" "))
+        event = reader.feed(line)
+        if event is not None:
+            yield event
 
 
 async def aiter_sse_data(lines: AsyncIterator[str]) -> AsyncGenerator[str, None]:
     """Async :func:`iter_sse_data`."""
-    data: list[str] = []
+    reader = _SSEReader()
     async for line in lines:
-        if not line:
-            if data:
-                yield "\n".join(data)
-                data = []
-        elif line.startswith("data:"):
-            data.append(line[5:].lstrip(" "))
+        event = reader.feed(line)
+        if event is not None:
+            yield event
 
 
 class HTTPTransport:
@@ -143,7 +176,7 @@ class HTTPTransport:
 
     def stream_lines(
         self, path: str, body: Any, timeout: float | None, label: str
-    ) -> Iterator[str]:
+    ) -> Generator[str, None, None]:
         """The response's lines as they arrive (the stream is closed if the consumer stops)."""
         with translated_errors(lambda exc: self._failure(exc, label, timeout), self._secret):
             options = self._options(body, timeout)
@@ -165,3 +198,87 @@ class HTTPTransport:
                     self._check(response, label)
                 async for line in response.aiter_lines():
                     yield line
+
+
+class HTTPProvider(VendorProvider):
+    """A provider over :class:`HTTPTransport` (Gemini, Ollama): the IO hooks, written once.
+
+    A subclass sets ``_http`` and names its endpoint in :meth:`_path`; with
+    ``_sse = True`` a stream's events are server-sent events, otherwise its lines.
+    """
+
+    _http: HTTPTransport
+    _sse = False
+
+    def _path(self, request: LLMRequest, stream: bool) -> str:
+        raise NotImplementedError
+
+    def _send(self, body: Any, request: LLMRequest) -> Any:
+        label = f"{self.label} completion"
+        return self._http.post(self._path(request, False), body, request.timeout, label)
+
+    async def _asend(self, body: Any, request: LLMRequest) -> Any:
+        label = f"{self.label} completion"
+        return await self._http.apost(self._path(request, False), body, request.timeout, label)
+
+    @contextmanager
+    def _open_stream(self, body: Any, request: LLMRequest) -> Iterator[Iterator[str]]:
+        label = f"{self.label} stream"
+        lines = self._http.stream_lines(self._path(request, True), body, request.timeout, label)
+        with closing(lines):
+            yield iter_sse_data(lines) if self._sse else lines
+
+    @asynccontextmanager
+    async def _aopen_stream(
+        self, body: Any, request: LLMRequest
+    ) -> AsyncIterator[AsyncIterator[str]]:
+        label = f"{self.label} stream"
+        lines = self._http.astream_lines(self._path(request, True), body, request.timeout, label)
+        async with aclosing(lines):
+            if not self._sse:
+                yield lines
+                return
+            async with aclosing(aiter_sse_data(lines)) as events:
+                yield events
+
+
+class JSONStreamState:
+    """A stream of JSON events (SSE data or NDJSON lines) read into text, tool calls and usage.
+
+    :meth:`feed` decodes each event and hands it to :meth:`read`, which a vendor
+    implements: it returns the event's text, extends ``calls``, sets ``usage``
+    and sets ``done`` on the vendor's end-of-reply marker. :meth:`finish` then
+    releases the calls and usage, or fails if the stream stopped before the end.
+    """
+
+    __slots__ = ("calls", "done", "label", "provider", "request", "texts", "usage")
+
+    def __init__(self, provider: HTTPProvider, request: LLMRequest) -> None:
+        self.provider = provider
+        self.request = request
+        self.label = f"{provider.label} stream"
+        self.calls: list[ToolCall] = []
+        self.texts: list[str] = []
+        self.usage: UsageStats | None = None
+        self.done = False
+
+    def feed(self, raw: str) -> str:
+        if not raw.strip():
+            return ""
+        try:
+            data = json.loads(raw)
+        except ValueError as exc:
+            raise malformed_error(self.label, self.provider.name, str(exc)[:200]) from None
+        text = self.read(data)
+        if text:
+            self.texts.append(text)
+        return text
+
+    def read(self, data: Any) -> str:
+        raise NotImplementedError
+
+    def finish(self) -> list[StreamItem]:
+        provider = self.provider
+        if not self.done:
+            raise truncated_error(self.label, provider.name)
+        return finished_items(provider.name, self.request, self.calls, self.texts, self.usage)

@@ -21,43 +21,16 @@ from ..types import Message, Role, ToolCall, text_content
 from ..usage import UsageStats
 
 if TYPE_CHECKING:
-    from ..tools import Tool
+    from ..tools import ToolLike
 
-__all__ = ["_OpenAICompatibleBase", "decode_arguments"]
-
-
-def decode_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
-    """A tool call's arguments as a dict, or ``({}, why)`` when they cannot be read.
-
-    Models send a JSON object (as text or already decoded); an empty string
-    means no arguments. Anything else (truncated JSON, a list, a number) is an
-    error the agent reports back to the model instead of running the tool.
-    """
-    if isinstance(raw, dict):
-        return raw, None
-    if raw is None or (isinstance(raw, str) and not raw.strip()):
-        return {}, None
-    if not isinstance(raw, str):
-        return {}, f"arguments must be a JSON object, got {type(raw).__name__}"
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        shown = raw if len(raw) <= 200 else raw[:200] + "…"
-        return {}, f"arguments are not valid JSON ({exc.msg}; char {exc.pos}): {shown}"
-    if not isinstance(value, dict):
-        return {}, f"arguments must be a JSON object, got {type(value).__name__}"
-    return value, None
+__all__ = ["_OpenAICompatibleBase"]
 
 
-class _OpenAICompatibleBase:
+class _OpenAICompatibleBase:  # a mixin: formatting only, no IO
     """Message and tool formatting shared by :class:`OpenAIProvider` and :class:`OllamaProvider`."""
 
-    name = "openai_compatible"
-    label = "OpenAI-compatible"
-    supports_streaming = True
-    supports_async = True
-    supports_native_tools = True
-    default_model = ""
+    name: str
+    label: str
 
     # -- hooks -----------------------------------------------------------------
     def _format_user(self, message: Message) -> dict[str, Any]:
@@ -105,7 +78,7 @@ class _OpenAICompatibleBase:
         return entry
 
     @staticmethod
-    def _tool_specs(tools: Sequence[Tool]) -> list[dict[str, Any]]:
+    def _tool_specs(tools: Sequence[ToolLike]) -> list[dict[str, Any]]:
         specs = []
         for tool in tools:
             schema = tool.schema()

@@ -8,12 +8,10 @@ show the value, and passes every error message it builds through
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-__all__ = ["Secret", "redact", "safe_cause", "safe_url", "translated_errors"]
+__all__ = ["Secret", "redact", "safe_url"]
 
 _MASK = "[REDACTED]"
 # key=... / key:... pairs in query strings or headers that a message may quote
@@ -69,23 +67,6 @@ def redact(text: str, *secrets: Secret | str | None) -> str:
     return _KEY_PAIRS.sub(lambda m: f"{m.group(1)}{m.group(2)}{m.group(3) or ''}{_MASK}", text)
 
 
-def safe_cause(exc: BaseException, secret: Secret | None) -> BaseException | None:
-    """``exc`` to chain as the cause of a mapped error, or ``None`` when any exception in
-    its chain quotes the secret (a server echoing a rejected key, say)."""
-    value = secret.reveal() if secret else ""
-    if len(value) < 4:
-        return exc
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        text = f"{current!s} {current!r} {getattr(current, 'body', '')!s}"
-        if value in text:
-            return None
-        current = current.__cause__ or current.__context__
-    return exc
-
-
 def safe_url(url: str) -> str:
     """``url`` without user:password and query string, for reprs and messages."""
     try:
@@ -96,18 +77,3 @@ def safe_url(url: str) -> str:
     if parts.port:
         host = f"{host}:{parts.port}"
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
-
-
-@contextmanager
-def translated_errors(
-    translate: Callable[[Exception], BaseException | None], secret: Secret | None
-) -> Iterator[None]:
-    """Raise what ``translate`` makes of an exception (e.g. a ``ProviderError``), chained to
-    the original unless that quotes the secret; exceptions it returns ``None`` for pass through."""
-    try:
-        yield
-    except Exception as exc:
-        translated = translate(exc)
-        if translated is None:
-            raise
-        raise translated from safe_cause(exc, secret)

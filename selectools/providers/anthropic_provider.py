@@ -18,36 +18,31 @@ comes from ``api_key=``, ``ANTHROPIC_API_KEY`` or ``.env``; the base URL from
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._env import env_value
-from ..exceptions import ProviderConfigurationError, ProviderError
 from ..pricing import calculate_cost
 from ..types import Message, Role, ToolCall, text_content
 from ..usage import UsageStats
-from ._clients import PerLoop, close_async_client, close_with, require, sdk_http_client
-from ._content import message_parts, unsupported
+from ._arguments import decode_arguments
+from ._clients import SDKProvider, require
+from ._content import alternating_turns, message_parts, unsupported
 from ._errors import malformed_error, truncated_error
-from ._openai_compatible import decode_arguments
-from ._sdk_errors import map_sdk_error
-from ._secret import Secret, safe_url, translated_errors
-from .base import StreamItem
+from ._secret import safe_url
+from .base import LLMRequest, StreamItem
 
 if TYPE_CHECKING:
-    from ..tools import Tool
+    from ..tools import ToolLike
 
 __all__ = ["AnthropicProvider"]
 
 
-class AnthropicProvider:
+class AnthropicProvider(SDKProvider):
     """Claude chat models. ``model=`` is an alias of ``default_model``."""
 
     name = "anthropic"
     label = "Anthropic"
-    supports_streaming = True
-    supports_async = True
-    supports_native_tools = True
+    _spec = "anthropic"
 
     def __init__(
         self,
@@ -65,38 +60,13 @@ class AnthropicProvider:
     ) -> None:
         self._sdk = require("anthropic", "anthropic", "AnthropicProvider")
         self.default_model = model or default_model
-        key = api_key or env_value("ANTHROPIC_API_KEY")
-        if not key and client is None:
-            raise ProviderConfigurationError(
-                "Anthropic",
-                "API key",
-                "ANTHROPIC_API_KEY",
-                hint="Or add ANTHROPIC_API_KEY=... to a .env file in the working directory.",
-            )
-        self._secret = Secret(key or "")
-        self.base_url = base_url or env_value("ANTHROPIC_BASE_URL")
-        options: dict[str, Any] = {
-            "api_key": key or "unused",
-            "max_retries": 0,
-            "default_headers": default_headers,
-        }
-        if self.base_url:
-            options["base_url"] = self.base_url
-        if timeout is not None:
-            options["timeout"] = timeout
-        sdk = self._sdk
-        if client is None:
-            sync_http = http_client or sdk_http_client(sdk, asynchronous=False)
-            client = sdk.Anthropic(**options, http_client=sync_http)
-            if http_client is None:
-                close_with(self, client)
-        self._client = client
-        self._async_clients: PerLoop[Any] = PerLoop(
-            lambda: sdk.AsyncAnthropic(
-                **options, http_client=async_http_client or sdk_http_client(sdk, asynchronous=True)
-            ),
-            fixed=async_client,
-            close=close_async_client if async_http_client is None else None,
+        self._connect(
+            api_key,
+            base_url,
+            timeout,
+            {"default_headers": default_headers},
+            ("Anthropic", "AsyncAnthropic"),
+            (client, async_client, http_client, async_http_client),
         )
 
     def __repr__(self) -> str:
@@ -158,23 +128,11 @@ class AnthropicProvider:
         self, system_prompt: str, messages: Sequence[Message]
     ) -> tuple[str, list[dict[str, Any]]]:
         """``(system, turns)``: system messages join the system prompt; same-role turns merge."""
-        system = [system_prompt] if system_prompt else []
-        turns: list[dict[str, Any]] = []
-        for message in messages:
-            if message.role is Role.SYSTEM:
-                system.append(text_content(message))
-                continue
-            role, blocks = self._turn(message)
-            if not blocks:
-                continue
-            if turns and turns[-1]["role"] == role:
-                turns[-1]["content"].extend(blocks)
-            else:
-                turns.append({"role": role, "content": blocks})
+        system, turns = alternating_turns(system_prompt, messages, self._turn, "content")
         return "\n\n".join(s for s in system if s), turns
 
     @staticmethod
-    def _tool_specs(tools: Sequence[Tool]) -> list[dict[str, Any]]:
+    def _tool_specs(tools: Sequence[ToolLike]) -> list[dict[str, Any]]:
         specs = []
         for tool in tools:
             schema = tool.schema()
@@ -187,28 +145,25 @@ class AnthropicProvider:
             )
         return specs
 
-    def _request(
-        self,
-        model: str,
-        system_prompt: str,
-        messages: Sequence[Message],
-        tools: Sequence[Tool] | None,
-        temperature: float | None,
-        max_tokens: int,
-        timeout: float | None,
-        stream: bool,
-    ) -> dict[str, Any]:
-        system, turns = self._format_messages(system_prompt, messages)
-        request: dict[str, Any] = {"model": model, "messages": turns, "max_tokens": max_tokens}
+    def _prepare(self, request: LLMRequest, stream: bool) -> dict[str, Any]:
+        system, turns = self._format_messages(request.system_prompt, request.messages)
+        body: dict[str, Any] = {
+            "model": request.model,
+            "messages": turns,
+            "max_tokens": request.max_tokens,
+        }
         if system:
-            request["system"] = system
-        if tools:
-            request["tools"] = self._tool_specs(tools)
-        if timeout is not None:
-            request["timeout"] = timeout
+            body["system"] = system
+        if request.tools:
+            body["tools"] = self._tool_specs(request.tools)
+        if request.timeout is not None:
+            body["timeout"] = request.timeout
         if stream:
-            request["stream"] = True
-        return request
+            body["stream"] = True
+        return body
+
+    def _create(self, client: Any, body: dict[str, Any]) -> Any:
+        return client.messages.create(**body)
 
     # -- responses ---------------------------------------------------------------
     def _usage(self, model: str, usage: Any, output_tokens: int | None = None) -> UsageStats:
@@ -227,7 +182,7 @@ class AnthropicProvider:
             provider=self.name,
         )
 
-    def _parse(self, response: Any, model: str) -> tuple[Message, UsageStats]:
+    def _parse(self, response: Any, request: LLMRequest) -> tuple[Message, UsageStats]:
         content = getattr(response, "content", None)
         if content is None:
             raise malformed_error(f"{self.label} completion", self.name, "no content in the reply")
@@ -243,113 +198,10 @@ class AnthropicProvider:
                     ToolCall(tool_name=block.name, parameters=arguments, id=block.id, error=error)
                 )
         message = Message(role=Role.ASSISTANT, content="".join(texts), tool_calls=calls or None)
-        return message, self._usage(model, response.usage)
+        return message, self._usage(request.model, response.usage)
 
-    def _error(self, exc: Exception, timeout: float | None, stream: bool) -> ProviderError | None:
-        label = f"{self.label} {'stream' if stream else 'completion'}"
-        return map_sdk_error(
-            exc, self._sdk, label=label, provider=self.name, timeout=timeout, secret=self._secret
-        )
-
-    # -- the protocol --------------------------------------------------------------
-    def complete(
-        self,
-        *,
-        model: str = "",
-        system_prompt: str = "",
-        messages: list[Message],
-        tools: Sequence[Tool] | None = None,
-        temperature: float = 0.0,
-        max_tokens: int = 1000,
-        timeout: float | None = None,
-    ) -> tuple[Message, UsageStats]:
-        name = model or self.default_model
-        request = self._request(
-            name, system_prompt, messages, tools, temperature, max_tokens, timeout, False
-        )
-        with translated_errors(lambda exc: self._error(exc, timeout, False), self._secret):
-            response = self._client.messages.create(**request)
-        return self._parse(response, name)
-
-    async def acomplete(
-        self,
-        *,
-        model: str = "",
-        system_prompt: str = "",
-        messages: list[Message],
-        tools: Sequence[Tool] | None = None,
-        temperature: float = 0.0,
-        max_tokens: int = 1000,
-        timeout: float | None = None,
-    ) -> tuple[Message, UsageStats]:
-        name = model or self.default_model
-        request = self._request(
-            name, system_prompt, messages, tools, temperature, max_tokens, timeout, False
-        )
-        with translated_errors(lambda exc: self._error(exc, timeout, False), self._secret):
-            response = await (await self._async_clients.get()).messages.create(**request)
-        return self._parse(response, name)
-
-    def stream(
-        self,
-        *,
-        model: str = "",
-        system_prompt: str = "",
-        messages: list[Message],
-        tools: Sequence[Tool] | None = None,
-        temperature: float = 0.0,
-        max_tokens: int = 1000,
-        timeout: float | None = None,
-    ) -> Iterator[StreamItem]:
-        """Yield text deltas, then the finished tool calls, then the call's usage."""
-        name = model or self.default_model
-        request = self._request(
-            name, system_prompt, messages, tools, temperature, max_tokens, timeout, True
-        )
-        state = _StreamState(self, name)
-        response = None
-        try:
-            with translated_errors(lambda exc: self._error(exc, timeout, True), self._secret):
-                response = self._client.messages.create(**request)
-                for event in response:
-                    text = state.feed(event)
-                    if text:
-                        yield text
-        finally:
-            if response is not None:
-                response.close()
-        yield from state.finish()
-
-    async def astream(
-        self,
-        *,
-        model: str = "",
-        system_prompt: str = "",
-        messages: list[Message],
-        tools: Sequence[Tool] | None = None,
-        temperature: float = 0.0,
-        max_tokens: int = 1000,
-        timeout: float | None = None,
-    ) -> AsyncIterator[StreamItem]:
-        """Async :meth:`stream`."""
-        name = model or self.default_model
-        request = self._request(
-            name, system_prompt, messages, tools, temperature, max_tokens, timeout, True
-        )
-        state = _StreamState(self, name)
-        response = None
-        try:
-            with translated_errors(lambda exc: self._error(exc, timeout, True), self._secret):
-                response = await (await self._async_clients.get()).messages.create(**request)
-                async for event in response:
-                    text = state.feed(event)
-                    if text:
-                        yield text
-        finally:
-            if response is not None:
-                await response.close()
-        for item in state.finish():
-            yield item
+    def _stream_state(self, request: LLMRequest) -> _StreamState:
+        return _StreamState(self, request.model)
 
 
 class _StreamState:

@@ -20,6 +20,7 @@ from .._env import env_value
 from ..exceptions import ProviderConfigurationError
 from ._clients import require
 from ._secret import Secret
+from ._specs import SPECS
 from .openai_provider import OpenAIProvider
 
 __all__ = ["AzureOpenAIProvider"]
@@ -30,7 +31,8 @@ class AzureOpenAIProvider(OpenAIProvider):
 
     name = "azure_openai"
     label = "Azure OpenAI"
-    _key_env = "AZURE_OPENAI_API_KEY"
+    _spec = "azure_openai"
+    _key_env = SPECS[_spec].key_env[0]
 
     def __init__(
         self,

@@ -1,18 +1,25 @@
-"""The provider protocol every LLM adapter satisfies, and helpers shared by adapters.
+"""The provider protocol every LLM adapter satisfies, the request it receives, and shared helpers.
 
+A provider is called with keyword arguments (``model``, ``system_prompt``,
+``messages``, ``tools``, ``temperature``, ``max_tokens``, ``timeout``); the
+agent holds them as one :class:`LLMRequest` and spreads it at the call.
 ``complete`` returns ``(Message, UsageStats)``; the message carries native
 ``tool_calls`` when the model asked for tools. ``stream``/``astream`` yield text
 deltas (``str``) and finished :class:`~selectools.types.ToolCall` objects; a
 provider that knows the call's token usage may yield one
-:class:`~selectools.usage.UsageStats` as the last item. ``acomplete`` and
-``astream`` are optional: the agent falls back to the sync methods in a worker
-thread. ``supports_native_tools`` (default ``False``) tells the agent whether to
-pass tool schemas through ``tools=`` instead of describing them in the prompt.
+:class:`~selectools.usage.UsageStats` as the last item. A provider implements the sync half (:class:`Provider`), the async half
+(:class:`AsyncProvider`) or both; :mod:`selectools.providers._adapt` calls
+whichever exists. ``supports_native_tools`` (default ``False``) tells the agent
+whether to pass tool schemas through ``tools=`` instead of describing them in
+the prompt. As documented, a sync ``stream()`` yields text only unless the class
+sets ``stream_tool_calls = True`` (all selectools providers do); see
+:mod:`~selectools.providers._adapt` for how tool calls survive a text-only stream.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..exceptions import ProviderError
@@ -20,9 +27,12 @@ from ..types import Message, ToolCall, text_content
 from ..usage import UsageStats
 
 if TYPE_CHECKING:
-    from ..tools import Tool
+    from ..tools import ToolLike
 
 __all__ = [
+    "AnyProvider",
+    "AsyncProvider",
+    "LLMRequest",
     "Provider",
     "ProviderError",
     "StreamItem",
@@ -33,13 +43,43 @@ __all__ = [
 StreamItem = str | ToolCall | UsageStats
 
 
+@dataclass(slots=True)
+class LLMRequest:
+    """One provider call: the keyword arguments of ``complete``/``stream`` as a value.
+
+    ``model`` may be ``""`` for "the provider's default model".
+    """
+
+    model: str
+    system_prompt: str
+    messages: list[Message]
+    tools: list[ToolLike] | None = None
+    temperature: float = 0.0
+    max_tokens: int = 1000
+    timeout: float | None = None
+
+    def kwargs(self) -> dict[str, Any]:
+        """The request as the keyword arguments of the documented protocol."""
+        return {
+            "model": self.model,
+            "system_prompt": self.system_prompt,
+            "messages": self.messages,
+            "tools": self.tools,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "timeout": self.timeout,
+        }
+
+
 @runtime_checkable
 class Provider(Protocol):
-    """What the agent needs from an LLM adapter."""
+    """The sync half of the protocol: ``complete`` (required) and ``stream`` (optional).
+
+    Optional class flags the agent reads: ``supports_streaming``,
+    ``supports_async``, ``supports_native_tools`` and ``stream_tool_calls``.
+    """
 
     name: str
-    supports_streaming: bool
-    supports_async: bool
 
     def complete(
         self,
@@ -47,31 +87,34 @@ class Provider(Protocol):
         model: str,
         system_prompt: str,
         messages: list[Message],
-        tools: Sequence[Tool] | None = None,
+        tools: Sequence[ToolLike] | None = None,
         temperature: float = 0.0,
         max_tokens: int = 1000,
         timeout: float | None = None,
     ) -> tuple[Message, UsageStats]: ...
 
-    def stream(
+
+@runtime_checkable
+class AsyncProvider(Protocol):
+    """The async half: ``acomplete`` (required) and ``astream`` (optional, yields text and ToolCalls)."""
+
+    name: str
+
+    async def acomplete(
         self,
         *,
         model: str,
         system_prompt: str,
         messages: list[Message],
-        tools: Sequence[Tool] | None = None,
+        tools: Sequence[ToolLike] | None = None,
         temperature: float = 0.0,
         max_tokens: int = 1000,
         timeout: float | None = None,
-    ) -> Iterator[StreamItem]: ...
+    ) -> tuple[Message, UsageStats]: ...
 
 
-class AsyncProvider(Protocol):
-    """The optional async half of the protocol."""
-
-    async def acomplete(self, **kwargs: Any) -> tuple[Message, UsageStats]: ...
-
-    def astream(self, **kwargs: Any) -> AsyncIterator[StreamItem]: ...
+AnyProvider = Provider | AsyncProvider
+"""What ``Agent(provider=...)`` accepts: a sync provider, an async one, or both."""
 
 
 def estimate_tokens(text: str) -> int:

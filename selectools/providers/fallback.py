@@ -22,29 +22,22 @@ lists what happened to each.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .._current_run import emit_to_current_run
 from ..exceptions import ProviderError
 from ..types import Message, text_content
 from ..usage import UsageStats
-from .base import StreamItem, estimate_usage
+from . import _adapt
+from ._base import RequestProvider
+from ._specs import provider_spec
+from .base import LLMRequest, StreamItem, estimate_usage
 
 __all__ = ["FallbackProvider"]
-
-# provider name -> the vendor its models are registered under in selectools.models
-_FAMILIES = {
-    "openai": "openai",
-    "azure_openai": "openai",
-    "anthropic": "anthropic",
-    "gemini": "gemini",
-    "ollama": "ollama",
-}
 
 
 @dataclass
@@ -53,7 +46,7 @@ class _Circuit:
     opened_at: float | None = None
 
 
-class FallbackProvider:
+class FallbackProvider(RequestProvider):
     """Providers tried in order; see the module docstring."""
 
     name = "fallback"
@@ -71,7 +64,7 @@ class FallbackProvider:
         if not providers:
             raise ValueError("FallbackProvider needs at least one provider")
         for provider in providers:
-            if not (hasattr(provider, "complete") or hasattr(provider, "acomplete")):
+            if not _adapt.is_provider(provider):
                 raise TypeError(
                     f"FallbackProvider: {provider!r} is not a provider (it has no complete() "
                     "or acomplete() method)"
@@ -89,8 +82,6 @@ class FallbackProvider:
         self._lock = threading.Lock()
         first = providers[0]
         self.default_model: str = str(getattr(first, "default_model", "") or "")
-        self.supports_streaming = any(getattr(p, "supports_streaming", False) for p in providers)
-        self.supports_async = any(getattr(p, "supports_async", False) for p in providers)
         self.supports_native_tools = any(
             getattr(p, "supports_native_tools", False) for p in providers
         )
@@ -128,14 +119,14 @@ class FallbackProvider:
                 circuit.opened_at = self._clock()
 
     # -- the attempt loop ------------------------------------------------------------
-    def _kwargs(self, index: int, kwargs: dict[str, Any]) -> dict[str, Any]:
-        """The call's arguments for provider ``index``: its own model unless ours fits it."""
+    def _for(self, index: int, request: LLMRequest) -> LLMRequest:
+        """The request for provider ``index``: its own model unless ours fits it."""
         provider = self.providers[index]
-        model = kwargs.get("model") or ""
+        model = request.model
         own = getattr(provider, "default_model", None)
         if own and (not model or model == self.default_model or _foreign(model, provider)):
-            return {**kwargs, "model": own}
-        return kwargs
+            return replace(request, model=own)
+        return request
 
     @staticmethod
     def _falls_through(error: BaseException) -> bool:
@@ -178,171 +169,139 @@ class FallbackProvider:
             retryable=self._falls_through(last) if last is not None else True,
         )
 
-    def _answered(self, index: int, usage: UsageStats | None, fallback: UsageStats) -> UsageStats:
-        usage = usage or fallback
-        if not usage.provider:
-            usage.provider = self._name(index)
-        return usage
+    def _attempts(self, request: LLMRequest) -> Iterator[_Attempt]:
+        """One attempt per provider whose circuit is closed; raises when all failed.
 
-    # -- the protocol ------------------------------------------------------------------
-    def complete(self, **kwargs: Any) -> tuple[Message, UsageStats]:
+        The caller reports each attempt's outcome (``failed``/``answered``) and
+        stops iterating once one answered.
+        """
         failures: list[tuple[int, BaseException]] = []
         order = self._order()
         for index in order:
-            provider = self.providers[index]
-            call = self._kwargs(index, kwargs)
-            try:
-                if hasattr(provider, "complete"):
-                    message, usage = provider.complete(**call)
-                else:
-                    message, usage = _run_coroutine(provider.acomplete(**call))
-            except Exception as error:
-                if not self._falls_through(error):
-                    raise
-                self._failed(index)
-                failures.append((index, error))
-                self._switch(index, error, order)
-                continue
-            self._succeeded(index)
-            return message, self._answered(index, usage, self._estimate(index, call, message))
+            yield _Attempt(self, index, self._for(index, request), failures, order)
         raise self._all_down(failures)
 
-    async def acomplete(self, **kwargs: Any) -> tuple[Message, UsageStats]:
-        failures: list[tuple[int, BaseException]] = []
-        order = self._order()
-        for index in order:
-            provider = self.providers[index]
-            call = self._kwargs(index, kwargs)
+    # -- the protocol (keyword methods from RequestProvider) ----------------------------
+    def _complete(self, request: LLMRequest) -> tuple[Message, UsageStats]:
+        for attempt in self._attempts(request):
             try:
-                if hasattr(provider, "acomplete"):
-                    message, usage = await provider.acomplete(**call)
-                else:
-                    message, usage = await asyncio.to_thread(provider.complete, **call)
+                reply = _adapt.complete(attempt.provider, attempt.request)
             except Exception as error:
-                if not self._falls_through(error):
-                    raise
-                self._failed(index)
-                failures.append((index, error))
-                self._switch(index, error, order)
+                attempt.failed(error, started=False)
                 continue
-            self._succeeded(index)
-            return message, self._answered(index, usage, self._estimate(index, call, message))
-        raise self._all_down(failures)
+            return attempt.answered(*reply)
+        raise AssertionError("unreachable")  # pragma: no cover
 
-    def stream(self, **kwargs: Any) -> Iterator[StreamItem]:
-        failures: list[tuple[int, BaseException]] = []
-        order = self._order()
-        for index in order:
-            call = self._kwargs(index, kwargs)
-            items = self._child_stream(index, call)
-            texts: list[str] = []
-            usage: UsageStats | None = None
-            started = False
+    async def _acomplete(self, request: LLMRequest) -> tuple[Message, UsageStats]:
+        for attempt in self._attempts(request):
             try:
-                for item in items:
-                    if isinstance(item, UsageStats):
-                        usage = item
-                        continue
-                    if isinstance(item, str):
-                        texts.append(item)
-                    started = True
-                    yield item
+                reply = await _adapt.acomplete(attempt.provider, attempt.request)
             except Exception as error:
-                if not self._stream_falls_through(index, error, started, failures, order):
-                    raise
+                attempt.failed(error, started=False)
                 continue
-            self._succeeded(index)
-            yield self._answered(index, usage, self._estimate(index, call, "".join(texts)))
+            return attempt.answered(*reply)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _stream(self, request: LLMRequest) -> Iterator[StreamItem]:
+        for attempt in self._attempts(request):
+            try:
+                for item in _adapt.stream(attempt.provider, attempt.request):
+                    if attempt.passes(item):
+                        yield item
+            except Exception as error:
+                attempt.failed(error, started=attempt.started)
+                continue
+            yield attempt.streamed()
             return
-        raise self._all_down(failures)
 
-    async def astream(self, **kwargs: Any) -> AsyncIterator[StreamItem]:
-        failures: list[tuple[int, BaseException]] = []
-        order = self._order()
-        for index in order:
-            call = self._kwargs(index, kwargs)
-            texts: list[str] = []
-            usage: UsageStats | None = None
-            started = False
+    async def _astream(self, request: LLMRequest) -> AsyncIterator[StreamItem]:
+        for attempt in self._attempts(request):
             try:
-                async for item in self._child_astream(index, call):
-                    if isinstance(item, UsageStats):
-                        usage = item
-                        continue
-                    if isinstance(item, str):
-                        texts.append(item)
-                    started = True
-                    yield item
+                async for item in _adapt.astream(attempt.provider, attempt.request):
+                    if attempt.passes(item):
+                        yield item
             except Exception as error:
-                if not self._stream_falls_through(index, error, started, failures, order):
-                    raise
+                attempt.failed(error, started=attempt.started)
                 continue
-            self._succeeded(index)
-            yield self._answered(index, usage, self._estimate(index, call, "".join(texts)))
+            yield attempt.streamed()
             return
-        raise self._all_down(failures)
 
-    def _stream_falls_through(
+
+class _Attempt:
+    """One provider's try at a request: failure bookkeeping, usage attribution."""
+
+    __slots__ = (
+        "failures",
+        "index",
+        "order",
+        "owner",
+        "provider",
+        "request",
+        "started",
+        "texts",
+        "usage",
+    )
+
+    def __init__(
         self,
+        owner: FallbackProvider,
         index: int,
-        error: Exception,
-        started: bool,
+        request: LLMRequest,
         failures: list[tuple[int, BaseException]],
         order: list[int],
-    ) -> bool:
-        """After a child's stream failed: record it, and whether to try the next provider.
+    ) -> None:
+        self.owner = owner
+        self.index = index
+        self.provider = owner.providers[index]
+        self.request = request
+        self.failures = failures
+        self.order = order
+        self.started = False
+        self.texts: list[str] = []
+        self.usage: UsageStats | None = None
 
-        Only a fall-through error before the first item moves on; once output went
-        out, switching providers would splice two answers, so the error is raised.
+    def failed(self, error: Exception, *, started: bool) -> None:
+        """Record the failure; re-raise it unless the next provider should be tried.
+
+        Only a fall-through error moves on, and for a stream only before its first
+        item: once output went out, switching providers would splice two answers.
         """
-        if self._falls_through(error):
-            self._failed(index)
-        else:
-            return False
+        owner = self.owner
+        if not owner._falls_through(error):
+            raise error
+        owner._failed(self.index)
         if started:
+            raise error
+        self.failures.append((self.index, error))
+        owner._switch(self.index, error, self.order)
+
+    def answered(self, message: Message, usage: UsageStats | None) -> tuple[Message, UsageStats]:
+        self.owner._succeeded(self.index)
+        return message, self._attributed(usage, text_content(message))
+
+    def passes(self, item: StreamItem) -> bool:
+        """Note a streamed item; usage is held back to be attributed at the end."""
+        if isinstance(item, UsageStats):
+            self.usage = item
             return False
-        failures.append((index, error))
-        self._switch(index, error, order)
+        if isinstance(item, str):
+            self.texts.append(item)
+        self.started = True
         return True
 
-    # -- adapting children -------------------------------------------------------------
-    def _estimate(self, index: int, call: dict[str, Any], reply: Message | str) -> UsageStats:
-        text = reply if isinstance(reply, str) else text_content(reply)
-        return estimate_usage(
-            call.get("model") or "",
-            self._name(index),
-            call.get("system_prompt", ""),
-            call.get("messages", []),
-            text,
+    def streamed(self) -> UsageStats:
+        self.owner._succeeded(self.index)
+        return self._attributed(self.usage, "".join(self.texts))
+
+    def _attributed(self, usage: UsageStats | None, text: str) -> UsageStats:
+        request = self.request
+        name = self.owner._name(self.index)
+        usage = usage or estimate_usage(
+            request.model, name, request.system_prompt, request.messages, text
         )
-
-    def _child_stream(self, index: int, call: dict[str, Any]) -> Iterator[StreamItem]:
-        provider = self.providers[index]
-        if getattr(provider, "supports_streaming", False) and hasattr(provider, "stream"):
-            yield from provider.stream(**call)
-            return
-        if hasattr(provider, "complete"):
-            message, usage = provider.complete(**call)
-        else:
-            message, usage = _run_coroutine(provider.acomplete(**call))
-        yield from _as_items(message, usage)
-
-    async def _child_astream(self, index: int, call: dict[str, Any]) -> AsyncIterator[StreamItem]:
-        provider = self.providers[index]
-        if getattr(provider, "supports_streaming", False) and hasattr(provider, "astream"):
-            async for item in provider.astream(**call):
-                yield item
-            return
-        if hasattr(provider, "acomplete"):
-            message, usage = await provider.acomplete(**call)
-        elif getattr(provider, "supports_streaming", False) and hasattr(provider, "stream"):
-            for item in await asyncio.to_thread(lambda: list(provider.stream(**call))):
-                yield item
-            return
-        else:
-            message, usage = await asyncio.to_thread(provider.complete, **call)
-        for item in _as_items(message, usage):
-            yield item
+        if not usage.provider:
+            usage.provider = name
+        return usage
 
 
 def _foreign(model: str, provider: Any) -> bool:
@@ -350,21 +309,6 @@ def _foreign(model: str, provider: Any) -> bool:
     from ..models import MODELS_BY_ID
 
     info = MODELS_BY_ID.get(model)
-    family = _FAMILIES.get(str(getattr(provider, "name", "")))
+    spec = provider_spec(str(getattr(provider, "name", "")))
+    family = spec.family if spec is not None else None
     return info is not None and family is not None and info.provider != family
-
-
-def _as_items(message: Message, usage: UsageStats | None) -> Iterator[StreamItem]:
-    """A complete reply as stream items: its text, its tool calls, its usage."""
-    text = text_content(message)
-    if text:
-        yield text
-    yield from message.tool_calls or ()
-    if usage is not None:
-        yield usage
-
-
-def _run_coroutine(coroutine: Any) -> Any:
-    from .._async_bridge import run_sync
-
-    return run_sync(coroutine)

@@ -21,13 +21,10 @@ most recent 2048 calls, and echoes them when the conversation is sent again.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Iterator, Sequence
-from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -36,16 +33,17 @@ from ..exceptions import ProviderConfigurationError, ProviderError
 from ..pricing import calculate_cost
 from ..types import Message, Role, ToolCall, text_content
 from ..usage import UsageStats
-from ._content import message_parts
-from ._errors import malformed_error, truncated_error
+from ._arguments import decode_arguments
+from ._content import alternating_turns, message_parts
+from ._errors import malformed_error
 from ._gemini_schema import gemini_parameters
-from ._http import HTTPTransport, aiter_sse_data, iter_sse_data
-from ._openai_compatible import decode_arguments
+from ._http import HTTPProvider, HTTPTransport, JSONStreamState
 from ._secret import Secret, safe_url
-from .base import StreamItem, estimate_usage
+from ._specs import SPECS
+from .base import LLMRequest, estimate_usage
 
 if TYPE_CHECKING:
-    from ..tools import Tool
+    pass
 
 __all__ = ["GeminiProvider", "gemini_base_url", "gemini_key", "retry_delay"]
 
@@ -53,16 +51,17 @@ DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 _BLOCKED = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"}
 _DELAY = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s*$")
 _MEMORY = 2048
+_KEY_ENV = SPECS["gemini"].key_env
 
 
 def gemini_key(api_key: str | None) -> str:
     """The key from the argument, ``GEMINI_API_KEY``, ``GOOGLE_API_KEY`` or ``.env``."""
-    key = api_key or env_value("GEMINI_API_KEY", "GOOGLE_API_KEY")
+    key = api_key or env_value(*_KEY_ENV)
     if not key:
         raise ProviderConfigurationError(
             "Gemini",
             "API key",
-            "GEMINI_API_KEY",
+            _KEY_ENV[0],
             hint="GOOGLE_API_KEY works too, and so does a .env file in the working directory.",
         )
     return key
@@ -84,14 +83,12 @@ def retry_delay(body: Any) -> float | None:
     return None
 
 
-class GeminiProvider:
+class GeminiProvider(HTTPProvider):
     """Gemini chat models. ``model=`` is an alias of ``default_model``."""
 
     name = "gemini"
     label = "Gemini"
-    supports_streaming = True
-    supports_async = True
-    supports_native_tools = True
+    _sse = True
 
     def __init__(
         self,
@@ -191,27 +188,11 @@ class GeminiProvider:
             return "user", [{"text": text_content(message)}]
         return "user", self._user_parts(message)
 
-    def _body(
-        self,
-        system_prompt: str,
-        messages: Sequence[Message],
-        tools: Sequence[Tool] | None,
-        temperature: float | None,
-        max_tokens: int,
-    ) -> dict[str, Any]:
-        system = [system_prompt] if system_prompt else []
-        contents: list[dict[str, Any]] = []
-        for message in messages:
-            if message.role is Role.SYSTEM:
-                system.append(text_content(message))
-                continue
-            role, parts = self._turn(message)
-            if not parts:
-                continue
-            if contents and contents[-1]["role"] == role:
-                contents[-1]["parts"].extend(parts)
-            else:
-                contents.append({"role": role, "parts": parts})
+    def _prepare(self, request: LLMRequest, stream: bool) -> dict[str, Any]:
+        tools = request.tools
+        system, contents = alternating_turns(
+            request.system_prompt, request.messages, self._turn, "parts"
+        )
         body: dict[str, Any] = {"contents": contents}
         if system:
             body["systemInstruction"] = {"parts": [{"text": "\n\n".join(system)}]}
@@ -228,14 +209,16 @@ class GeminiProvider:
                     declaration["parameters"] = parameters
                 declarations.append(declaration)
             body["tools"] = [{"functionDeclarations": declarations}]
-        config: dict[str, Any] = {"maxOutputTokens": max_tokens}
-        if temperature is not None:
-            config["temperature"] = temperature
+        config: dict[str, Any] = {"maxOutputTokens": request.max_tokens}
+        if request.temperature is not None:
+            config["temperature"] = request.temperature
         body["generationConfig"] = config
         return body
 
-    def _path(self, model: str, method: str) -> str:
+    def _path(self, request: LLMRequest, stream: bool) -> str:
+        model = request.model
         name = model[len("models/") :] if model.startswith("models/") else model
+        method = "streamGenerateContent?alt=sse" if stream else "generateContent"
         return f"/{self.api_version}/models/{quote(name, safe='')}:{method}"
 
     # -- responses ---------------------------------------------------------------------
@@ -303,9 +286,8 @@ class GeminiProvider:
                 retryable=False,
             )
 
-    def _parse(
-        self, data: Any, model: str, system_prompt: str, messages: Sequence[Message]
-    ) -> tuple[Message, UsageStats]:
+    def _parse(self, data: Any, request: LLMRequest) -> tuple[Message, UsageStats]:
+        model = request.model
         label = f"{self.label} completion"
         texts, calls, finish = self._read_parts(data, label)
         if not texts and not calls and finish is None:
@@ -314,126 +296,22 @@ class GeminiProvider:
         text = "".join(texts)
         message = Message(role=Role.ASSISTANT, content=text, tool_calls=calls or None)
         usage = self._usage(model, data.get("usageMetadata"))
-        return message, usage or estimate_usage(model, self.name, system_prompt, messages, text)
+        return message, usage or estimate_usage(
+            model, self.name, request.system_prompt, request.messages, text
+        )
 
-    # -- the protocol ------------------------------------------------------------------
-    def complete(
-        self,
-        *,
-        model: str = "",
-        system_prompt: str = "",
-        messages: list[Message],
-        tools: Sequence[Tool] | None = None,
-        temperature: float = 0.0,
-        max_tokens: int = 1000,
-        timeout: float | None = None,
-    ) -> tuple[Message, UsageStats]:
-        name = model or self.default_model
-        body = self._body(system_prompt, messages, tools, temperature, max_tokens)
-        label = f"{self.label} completion"
-        data = self._http.post(self._path(name, "generateContent"), body, timeout, label)
-        return self._parse(data, name, system_prompt, messages)
-
-    async def acomplete(
-        self,
-        *,
-        model: str = "",
-        system_prompt: str = "",
-        messages: list[Message],
-        tools: Sequence[Tool] | None = None,
-        temperature: float = 0.0,
-        max_tokens: int = 1000,
-        timeout: float | None = None,
-    ) -> tuple[Message, UsageStats]:
-        name = model or self.default_model
-        body = self._body(system_prompt, messages, tools, temperature, max_tokens)
-        label = f"{self.label} completion"
-        data = await self._http.apost(self._path(name, "generateContent"), body, timeout, label)
-        return self._parse(data, name, system_prompt, messages)
-
-    def stream(
-        self,
-        *,
-        model: str = "",
-        system_prompt: str = "",
-        messages: list[Message],
-        tools: Sequence[Tool] | None = None,
-        temperature: float = 0.0,
-        max_tokens: int = 1000,
-        timeout: float | None = None,
-    ) -> Iterator[StreamItem]:
-        """Yield text deltas, then the finished tool calls, then the call's usage."""
-        name = model or self.default_model
-        body = self._body(system_prompt, messages, tools, temperature, max_tokens)
-        state = _StreamState(self, name, system_prompt, messages)
-        path = self._path(name, "streamGenerateContent") + "?alt=sse"
-        lines = self._http.stream_lines(path, body, timeout, state.label)
-        for data in iter_sse_data(lines):
-            text = state.feed(data)
-            if text:
-                yield text
-        yield from state.finish()
-
-    async def astream(
-        self,
-        *,
-        model: str = "",
-        system_prompt: str = "",
-        messages: list[Message],
-        tools: Sequence[Tool] | None = None,
-        temperature: float = 0.0,
-        max_tokens: int = 1000,
-        timeout: float | None = None,
-    ) -> AsyncIterator[StreamItem]:
-        """Async :meth:`stream`."""
-        name = model or self.default_model
-        body = self._body(system_prompt, messages, tools, temperature, max_tokens)
-        state = _StreamState(self, name, system_prompt, messages)
-        path = self._path(name, "streamGenerateContent") + "?alt=sse"
-        lines = self._http.astream_lines(path, body, timeout, state.label)
-        async with aclosing(lines), aclosing(aiter_sse_data(lines)) as events:
-            async for data in events:
-                text = state.feed(data)
-                if text:
-                    yield text
-        for item in state.finish():
-            yield item
+    def _stream_state(self, request: LLMRequest) -> _StreamState:
+        return _StreamState(self, request)
 
 
-class _StreamState:
+class _StreamState(JSONStreamState):
     """Reads each streamed ``GenerateContentResponse`` into text, calls and usage."""
 
-    __slots__ = (
-        "calls",
-        "finished",
-        "label",
-        "messages",
-        "model",
-        "provider",
-        "system",
-        "texts",
-        "usage",
-    )
+    __slots__ = ()
+    provider: GeminiProvider
 
-    def __init__(
-        self, provider: GeminiProvider, model: str, system: str, messages: Sequence[Message]
-    ) -> None:
-        self.provider = provider
-        self.model = model
-        self.system = system
-        self.messages = messages
-        self.label = f"{provider.label} stream"
-        self.calls: list[ToolCall] = []
-        self.texts: list[str] = []
-        self.usage: UsageStats | None = None
-        self.finished = False
-
-    def feed(self, raw: str) -> str:
+    def read(self, data: Any) -> str:
         provider = self.provider
-        try:
-            data = json.loads(raw)
-        except ValueError as exc:
-            raise malformed_error(self.label, provider.name, str(exc)[:200]) from None
         error = data.get("error") if isinstance(data, dict) else None
         if isinstance(error, dict):
             code = error.get("code")
@@ -441,25 +319,10 @@ class _StreamState:
             raise provider._http.status_failure(self.label, status, data, None)
         texts, calls, finish = provider._read_parts(data, self.label)
         self.calls.extend(calls)
-        usage = provider._usage(self.model, data.get("usageMetadata"))
+        usage = provider._usage(self.request.model, data.get("usageMetadata"))
         if usage is not None:
             self.usage = usage
         if finish:
             provider._check_blocked(self.label, self.texts + texts, self.calls, finish)
-            self.finished = True
-        text = "".join(texts)
-        if text:
-            self.texts.append(text)
-        return text
-
-    def finish(self) -> list[StreamItem]:
-        provider = self.provider
-        if not self.finished:
-            raise truncated_error(self.label, provider.name)
-        items: list[StreamItem] = list(self.calls)
-        text = "".join(self.texts)
-        items.append(
-            self.usage
-            or estimate_usage(self.model, provider.name, self.system, self.messages, text)
-        )
-        return items
+            self.done = True
+        return "".join(texts)

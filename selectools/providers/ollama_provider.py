@@ -15,25 +15,23 @@ The host comes from ``host=``, ``OLLAMA_HOST`` (``localhost:11434`` or
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import AsyncIterator, Iterator, Sequence
-from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from .._env import env_value
 from ..exceptions import ProviderError
 from ..types import Message, Role, ToolCall, text_content
 from ..usage import UsageStats
+from ._arguments import decode_arguments
 from ._content import message_parts, unsupported
-from ._errors import malformed_error, truncated_error
-from ._http import HTTPTransport
-from ._openai_compatible import _OpenAICompatibleBase, decode_arguments
+from ._errors import malformed_error
+from ._http import HTTPProvider, HTTPTransport, JSONStreamState
+from ._openai_compatible import _OpenAICompatibleBase
 from ._secret import safe_url
-from .base import StreamItem, estimate_usage
+from .base import LLMRequest, estimate_usage
 
 if TYPE_CHECKING:
-    from ..tools import Tool
+    pass
 
 __all__ = ["OllamaProvider"]
 
@@ -54,14 +52,11 @@ def normalize_host(host: str) -> str:
     return f"{scheme}://{address}{slash}{path}"
 
 
-class OllamaProvider(_OpenAICompatibleBase):
+class OllamaProvider(_OpenAICompatibleBase, HTTPProvider):
     """Models served by a local (or remote) Ollama. ``model=`` is an alias of ``default_model``."""
 
     name = "ollama"
     label = "Ollama"
-    supports_streaming = True
-    supports_async = True
-    supports_native_tools = True
 
     def __init__(
         self,
@@ -130,30 +125,24 @@ class OllamaProvider(_OpenAICompatibleBase):
         return entry
 
     # -- request / response ------------------------------------------------------------
-    def _body(
-        self,
-        model: str,
-        system_prompt: str,
-        messages: Sequence[Message],
-        tools: Sequence[Tool] | None,
-        temperature: float | None,
-        max_tokens: int,
-        stream: bool,
-    ) -> dict[str, Any]:
-        options: dict[str, Any] = {"num_predict": max_tokens}
-        if temperature is not None:
-            options["temperature"] = temperature
+    def _prepare(self, request: LLMRequest, stream: bool) -> dict[str, Any]:
+        options: dict[str, Any] = {"num_predict": request.max_tokens}
+        if request.temperature is not None:
+            options["temperature"] = request.temperature
         body: dict[str, Any] = {
-            "model": model,
-            "messages": self._format_messages(system_prompt, messages),
+            "model": request.model,
+            "messages": self._format_messages(request.system_prompt, request.messages),
             "stream": stream,
             "options": options,
         }
-        if tools:
-            body["tools"] = self._tool_specs(tools)
+        if request.tools:
+            body["tools"] = self._tool_specs(request.tools)
         if self.keep_alive is not None:
             body["keep_alive"] = self.keep_alive
         return body
+
+    def _path(self, request: LLMRequest, stream: bool) -> str:
+        return "/api/chat"
 
     @staticmethod
     def _calls(raw_calls: Any) -> list[ToolCall]:
@@ -181,9 +170,8 @@ class OllamaProvider(_OpenAICompatibleBase):
             model, int(data.get("prompt_eval_count") or 0), int(data.get("eval_count") or 0)
         )
 
-    def _parse(
-        self, data: Any, model: str, system_prompt: str, messages: Sequence[Message]
-    ) -> tuple[Message, UsageStats]:
+    def _parse(self, data: Any, request: LLMRequest) -> tuple[Message, UsageStats]:
+        model = request.model
         label = f"{self.label} completion"
         if not isinstance(data, dict) or not isinstance(data.get("message"), dict):
             raise malformed_error(label, self.name, "no message in the reply")
@@ -192,123 +180,22 @@ class OllamaProvider(_OpenAICompatibleBase):
         calls = self._calls(reply.get("tool_calls"))
         message = Message(role=Role.ASSISTANT, content=text, tool_calls=calls or None)
         usage = self._line_usage(model, data)
-        return message, usage or estimate_usage(model, self.name, system_prompt, messages, text)
+        return message, usage or estimate_usage(
+            model, self.name, request.system_prompt, request.messages, text
+        )
 
-    # -- the protocol ------------------------------------------------------------------
-    def complete(
-        self,
-        *,
-        model: str = "",
-        system_prompt: str = "",
-        messages: list[Message],
-        tools: Sequence[Tool] | None = None,
-        temperature: float = 0.0,
-        max_tokens: int = 1000,
-        timeout: float | None = None,
-    ) -> tuple[Message, UsageStats]:
-        name = model or self.default_model
-        body = self._body(name, system_prompt, messages, tools, temperature, max_tokens, False)
-        data = self._http.post("/api/chat", body, timeout, f"{self.label} completion")
-        return self._parse(data, name, system_prompt, messages)
-
-    async def acomplete(
-        self,
-        *,
-        model: str = "",
-        system_prompt: str = "",
-        messages: list[Message],
-        tools: Sequence[Tool] | None = None,
-        temperature: float = 0.0,
-        max_tokens: int = 1000,
-        timeout: float | None = None,
-    ) -> tuple[Message, UsageStats]:
-        name = model or self.default_model
-        body = self._body(name, system_prompt, messages, tools, temperature, max_tokens, False)
-        data = await self._http.apost("/api/chat", body, timeout, f"{self.label} completion")
-        return self._parse(data, name, system_prompt, messages)
-
-    def stream(
-        self,
-        *,
-        model: str = "",
-        system_prompt: str = "",
-        messages: list[Message],
-        tools: Sequence[Tool] | None = None,
-        temperature: float = 0.0,
-        max_tokens: int = 1000,
-        timeout: float | None = None,
-    ) -> Iterator[StreamItem]:
-        """Yield text deltas, then the finished tool calls, then the call's usage."""
-        name = model or self.default_model
-        body = self._body(name, system_prompt, messages, tools, temperature, max_tokens, True)
-        state = _StreamState(self, name, system_prompt, messages)
-        for line in self._http.stream_lines("/api/chat", body, timeout, state.label):
-            text = state.feed(line)
-            if text:
-                yield text
-        yield from state.finish()
-
-    async def astream(
-        self,
-        *,
-        model: str = "",
-        system_prompt: str = "",
-        messages: list[Message],
-        tools: Sequence[Tool] | None = None,
-        temperature: float = 0.0,
-        max_tokens: int = 1000,
-        timeout: float | None = None,
-    ) -> AsyncIterator[StreamItem]:
-        """Async :meth:`stream`."""
-        name = model or self.default_model
-        body = self._body(name, system_prompt, messages, tools, temperature, max_tokens, True)
-        state = _StreamState(self, name, system_prompt, messages)
-        lines = self._http.astream_lines("/api/chat", body, timeout, state.label)
-        async with aclosing(lines):
-            async for line in lines:
-                text = state.feed(line)
-                if text:
-                    yield text
-        for item in state.finish():
-            yield item
+    def _stream_state(self, request: LLMRequest) -> _StreamState:
+        return _StreamState(self, request)
 
 
-class _StreamState:
+class _StreamState(JSONStreamState):
     """Reads NDJSON chat lines into text, tool calls and usage."""
 
-    __slots__ = (
-        "calls",
-        "done",
-        "label",
-        "messages",
-        "model",
-        "provider",
-        "system",
-        "texts",
-        "usage",
-    )
+    __slots__ = ()
+    provider: OllamaProvider
 
-    def __init__(
-        self, provider: OllamaProvider, model: str, system: str, messages: Sequence[Message]
-    ) -> None:
-        self.provider = provider
-        self.model = model
-        self.system = system
-        self.messages = messages
-        self.label = f"{provider.label} stream"
-        self.calls: list[ToolCall] = []
-        self.texts: list[str] = []
-        self.usage: UsageStats | None = None
-        self.done = False
-
-    def feed(self, line: str) -> str:
-        if not line.strip():
-            return ""
+    def read(self, data: Any) -> str:
         provider = self.provider
-        try:
-            data = json.loads(line)
-        except ValueError as exc:
-            raise malformed_error(self.label, provider.name, str(exc)[:200]) from None
         if not isinstance(data, dict):
             raise malformed_error(self.label, provider.name, "a line is not a JSON object")
         if "error" in data:
@@ -322,20 +209,5 @@ class _StreamState:
         self.calls.extend(provider._calls(message.get("tool_calls")))
         if data.get("done"):
             self.done = True
-            self.usage = provider._line_usage(self.model, data)
-        text = str(message.get("content") or "")
-        if text:
-            self.texts.append(text)
-        return text
-
-    def finish(self) -> list[StreamItem]:
-        provider = self.provider
-        if not self.done:
-            raise truncated_error(self.label, provider.name)
-        items: list[StreamItem] = list(self.calls)
-        text = "".join(self.texts)
-        items.append(
-            self.usage
-            or estimate_usage(self.model, provider.name, self.system, self.messages, text)
-        )
-        return items
+            self.usage = provider._line_usage(self.request.model, data)
+        return str(message.get("content") or "")

@@ -24,23 +24,20 @@ Decisions worth knowing:
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._env import env_value
-from ..exceptions import ProviderConfigurationError, ProviderError
 from ..types import Message, Role, ToolCall, text_content
 from ..usage import UsageStats
-from ._clients import PerLoop, close_async_client, close_with, require, sdk_http_client
+from ._arguments import decode_arguments
+from ._clients import SDKProvider, require
 from ._content import message_parts, unsupported
 from ._errors import malformed_error, truncated_error
-from ._openai_compatible import _OpenAICompatibleBase, decode_arguments
-from ._sdk_errors import map_sdk_error
-from ._secret import Secret, safe_url, translated_errors
-from .base import StreamItem, estimate_usage
+from ._openai_compatible import _OpenAICompatibleBase
+from ._secret import safe_url
+from .base import LLMRequest, StreamItem, estimate_usage
 
 if TYPE_CHECKING:
-    from ..tools import Tool
+    pass
 
 __all__ = ["OpenAIProvider"]
 
@@ -62,7 +59,7 @@ def _fixed_temperature(model: str) -> bool:
     return bool(_FIXED_TEMPERATURE.search(_family(model)))
 
 
-class OpenAIProvider(_OpenAICompatibleBase):
+class OpenAIProvider(_OpenAICompatibleBase, SDKProvider):
     """OpenAI chat models (and any server that speaks the Chat Completions API).
 
     ``client``/``async_client`` inject ready SDK clients; ``http_client``/
@@ -72,10 +69,7 @@ class OpenAIProvider(_OpenAICompatibleBase):
 
     name = "openai"
     label = "OpenAI"
-    supports_streaming = True
-    supports_async = True
-    supports_native_tools = True
-    _key_env = "OPENAI_API_KEY"
+    _spec = "openai"
 
     def __init__(
         self,
@@ -96,33 +90,13 @@ class OpenAIProvider(_OpenAICompatibleBase):
         self._sdk = require("openai", "openai", "OpenAIProvider")
         self.default_model = model or default_model
         self._configure_token_param(max_tokens_param)
-        key = api_key or env_value(self._key_env)
-        if not key and client is None:
-            raise ProviderConfigurationError(
-                "OpenAI",
-                "API key",
-                self._key_env,
-                hint="Or add OPENAI_API_KEY=... to a .env file in the working directory.",
-            )
-        self._secret = Secret(key or "")
-        self.base_url = base_url or env_value("OPENAI_BASE_URL")
-        options: dict[str, Any] = {
-            "api_key": key or "unused",
-            "max_retries": 0,
-            "organization": organization,
-            "default_headers": default_headers,
-        }
-        if self.base_url:
-            options["base_url"] = self.base_url
-        if timeout is not None:
-            options["timeout"] = timeout
-        self._bind_clients(
-            lambda http: self._sdk.OpenAI(**options, http_client=http),
-            lambda http: self._sdk.AsyncOpenAI(**options, http_client=http),
-            client,
-            async_client,
-            http_client,
-            async_http_client,
+        self._connect(
+            api_key,
+            base_url,
+            timeout,
+            {"organization": organization, "default_headers": default_headers},
+            ("OpenAI", "AsyncOpenAI"),
+            (client, async_client, http_client, async_http_client),
         )
 
     # -- construction helpers (shared with AzureOpenAIProvider) -----------------
@@ -133,27 +107,6 @@ class OpenAIProvider(_OpenAICompatibleBase):
                 f"got {max_tokens_param!r}"
             )
         self._max_tokens_param = max_tokens_param
-
-    def _bind_clients(
-        self,
-        make_sync: Callable[[Any], Any],
-        make_async: Callable[[Any], Any],
-        client: Any,
-        async_client: Any,
-        http_client: Any,
-        async_http_client: Any,
-    ) -> None:
-        sdk = self._sdk
-        if client is None:
-            client = make_sync(http_client or sdk_http_client(sdk, asynchronous=False))
-            if http_client is None:
-                close_with(self, client)
-        self._client = client
-        self._async_clients: PerLoop[Any] = PerLoop(
-            lambda: make_async(async_http_client or sdk_http_client(sdk, asynchronous=True)),
-            fixed=async_client,
-            close=close_async_client if async_http_client is None else None,
-        )
 
     def __repr__(self) -> str:
         where = f", base_url={safe_url(self.base_url)!r}" if self.base_url else ""
@@ -192,47 +145,30 @@ class OpenAIProvider(_OpenAICompatibleBase):
             return self._max_tokens_param
         return "max_completion_tokens" if _uses_max_completion_tokens(model) else "max_tokens"
 
-    def _request(
-        self,
-        model: str,
-        system_prompt: str,
-        messages: Sequence[Message],
-        tools: Sequence[Tool] | None,
-        temperature: float | None,
-        max_tokens: int,
-        timeout: float | None,
-        stream: bool,
-    ) -> dict[str, Any]:
-        request: dict[str, Any] = {
+    def _prepare(self, request: LLMRequest, stream: bool) -> dict[str, Any]:
+        model = request.model
+        body: dict[str, Any] = {
             "model": model,
-            "messages": self._format_messages(system_prompt, messages),
-            self._token_param(model): max_tokens,
+            "messages": self._format_messages(request.system_prompt, request.messages),
+            self._token_param(model): request.max_tokens,
         }
-        if temperature is not None and not _fixed_temperature(model):
-            request["temperature"] = temperature
-        if tools:
-            request["tools"] = self._tool_specs(tools)
-        if timeout is not None:
-            request["timeout"] = timeout
+        if request.temperature is not None and not _fixed_temperature(model):
+            body["temperature"] = request.temperature
+        if request.tools:
+            body["tools"] = self._tool_specs(request.tools)
+        if request.timeout is not None:
+            body["timeout"] = request.timeout
         if stream:
-            request["stream"] = True
-            request["stream_options"] = {"include_usage": True}
-        return request
+            body["stream"] = True
+            body["stream_options"] = {"include_usage": True}
+        return body
 
-    # -- errors ------------------------------------------------------------------
-    def _error(
-        self, exc: Exception, timeout: float | None, stream: bool = False
-    ) -> ProviderError | None:
-        """The ProviderError for an SDK exception (``None`` for exceptions that are bugs)."""
-        label = f"{self.label} {'stream' if stream else 'completion'}"
-        return map_sdk_error(
-            exc, self._sdk, label=label, provider=self.name, timeout=timeout, secret=self._secret
-        )
+    def _create(self, client: Any, body: dict[str, Any]) -> Any:
+        return client.chat.completions.create(**body)
 
     # -- responses ---------------------------------------------------------------
-    def _parse(
-        self, response: Any, model: str, system_prompt: str, messages: Sequence[Message]
-    ) -> tuple[Message, UsageStats]:
+    def _parse(self, response: Any, request: LLMRequest) -> tuple[Message, UsageStats]:
+        model = request.model
         choices = getattr(response, "choices", None)
         if not choices:
             raise malformed_error(f"{self.label} completion", self.name, "no choices in the reply")
@@ -255,120 +191,16 @@ class OpenAIProvider(_OpenAICompatibleBase):
         message = Message(role=Role.ASSISTANT, content=text, tool_calls=calls or None)
         usage = getattr(response, "usage", None)
         if usage is None:
-            return message, estimate_usage(model, self.name, system_prompt, messages, text)
+            return message, estimate_usage(
+                model, self.name, request.system_prompt, request.messages, text
+            )
         priced = getattr(response, "model", None)
         return message, self._usage(
             model, usage.prompt_tokens or 0, usage.completion_tokens or 0, priced
         )
 
-    def _model(self, model: str) -> str:
-        return model or self.default_model
-
-    # -- the protocol --------------------------------------------------------------
-    def complete(
-        self,
-        *,
-        model: str = "",
-        system_prompt: str = "",
-        messages: list[Message],
-        tools: Sequence[Tool] | None = None,
-        temperature: float = 0.0,
-        max_tokens: int = 1000,
-        timeout: float | None = None,
-    ) -> tuple[Message, UsageStats]:
-        name = self._model(model)
-        request = self._request(
-            name, system_prompt, messages, tools, temperature, max_tokens, timeout, False
-        )
-        with translated_errors(lambda exc: self._error(exc, timeout), self._secret):
-            response = self._client.chat.completions.create(**request)
-        return self._parse(response, name, system_prompt, messages)
-
-    async def acomplete(
-        self,
-        *,
-        model: str = "",
-        system_prompt: str = "",
-        messages: list[Message],
-        tools: Sequence[Tool] | None = None,
-        temperature: float = 0.0,
-        max_tokens: int = 1000,
-        timeout: float | None = None,
-    ) -> tuple[Message, UsageStats]:
-        name = self._model(model)
-        request = self._request(
-            name, system_prompt, messages, tools, temperature, max_tokens, timeout, False
-        )
-        with translated_errors(lambda exc: self._error(exc, timeout), self._secret):
-            response = await (await self._async_clients.get()).chat.completions.create(**request)
-        return self._parse(response, name, system_prompt, messages)
-
-    def stream(
-        self,
-        *,
-        model: str = "",
-        system_prompt: str = "",
-        messages: list[Message],
-        tools: Sequence[Tool] | None = None,
-        temperature: float = 0.0,
-        max_tokens: int = 1000,
-        timeout: float | None = None,
-    ) -> Iterator[StreamItem]:
-        """Yield text deltas, then the finished tool calls, then the call's usage."""
-        name = self._model(model)
-        request = self._request(
-            name, system_prompt, messages, tools, temperature, max_tokens, timeout, True
-        )
-        state = _StreamState(self, name, system_prompt, messages)
-        response = None
-        try:
-            with translated_errors(
-                lambda exc: self._error(exc, timeout, stream=True), self._secret
-            ):
-                response = self._client.chat.completions.create(**request)
-                for chunk in response:
-                    text = state.feed(chunk)
-                    if text:
-                        yield text
-        finally:
-            if response is not None:
-                response.close()
-        yield from state.finish()
-
-    async def astream(
-        self,
-        *,
-        model: str = "",
-        system_prompt: str = "",
-        messages: list[Message],
-        tools: Sequence[Tool] | None = None,
-        temperature: float = 0.0,
-        max_tokens: int = 1000,
-        timeout: float | None = None,
-    ) -> AsyncIterator[StreamItem]:
-        """Async :meth:`stream`."""
-        name = self._model(model)
-        request = self._request(
-            name, system_prompt, messages, tools, temperature, max_tokens, timeout, True
-        )
-        state = _StreamState(self, name, system_prompt, messages)
-        response = None
-        try:
-            with translated_errors(
-                lambda exc: self._error(exc, timeout, stream=True), self._secret
-            ):
-                response = await (await self._async_clients.get()).chat.completions.create(
-                    **request
-                )
-                async for chunk in response:
-                    text = state.feed(chunk)
-                    if text:
-                        yield text
-        finally:
-            if response is not None:
-                await response.close()
-        for item in state.finish():
-            yield item
+    def _stream_state(self, request: LLMRequest) -> _StreamState:
+        return _StreamState(self, request)
 
 
 class _StreamState:
@@ -377,22 +209,16 @@ class _StreamState:
     __slots__ = (
         "calls",
         "finished",
-        "messages",
-        "model",
         "priced",
         "provider",
-        "system",
+        "request",
         "texts",
         "usage",
     )
 
-    def __init__(
-        self, provider: OpenAIProvider, model: str, system: str, messages: Sequence[Message]
-    ) -> None:
+    def __init__(self, provider: OpenAIProvider, request: LLMRequest) -> None:
         self.provider = provider
-        self.model = model
-        self.system = system
-        self.messages = messages
+        self.request = request
         self.calls: dict[int, dict[str, str]] = {}
         self.texts: list[str] = []
         self.finished = False
@@ -447,15 +273,18 @@ class _StreamState:
         if self.usage is not None:
             items.append(
                 provider._usage(
-                    self.model,
+                    self.request.model,
                     self.usage.prompt_tokens or 0,
                     self.usage.completion_tokens or 0,
                     self.priced,
                 )
             )
         else:
+            request = self.request
             text = "".join(self.texts)
             items.append(
-                estimate_usage(self.model, provider.name, self.system, self.messages, text)
+                estimate_usage(
+                    request.model, provider.name, request.system_prompt, request.messages, text
+                )
             )
         return items

@@ -10,14 +10,11 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncIterator, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
 
 from ..types import Message, Role, text_content
 from ..usage import UsageStats
-from .base import StreamItem
-
-if TYPE_CHECKING:
-    from ..tools import Tool
+from ._base import RequestProvider
+from .base import LLMRequest, StreamItem
 
 __all__ = ["LocalProvider"]
 
@@ -41,13 +38,10 @@ def _echo(messages: Sequence[Message]) -> str:
     return "\n".join(reversed(results))
 
 
-class LocalProvider:
+class LocalProvider(RequestProvider):
     """Echo stub: no network, no cost, deterministic."""
 
     name = "local"
-    supports_streaming = True
-    supports_async = True
-    supports_native_tools = False
     default_model = "local"
 
     def __repr__(self) -> str:
@@ -68,31 +62,28 @@ class LocalProvider:
             prompt, completion, prompt + completion, 0.0, model or self.default_model, self.name
         )
 
-    def complete(
-        self,
-        *,
-        model: str = "",
-        system_prompt: str = "",
-        messages: list[Message],
-        tools: Sequence[Tool] | None = None,
-        temperature: float = 0.0,
-        max_tokens: int = 1000,
-        timeout: float | None = None,
-        **_: Any,
-    ) -> tuple[Message, UsageStats]:
+    def _complete(self, request: LLMRequest) -> tuple[Message, UsageStats]:
+        messages = request.messages
         text = _echo(messages)
-        usage = self._usage(model, system_prompt, messages, text)
-        return Message(Role.ASSISTANT, text), usage
+        return Message(Role.ASSISTANT, text), self._usage(
+            request.model, request.system_prompt, messages, text
+        )
 
-    def stream(self, **kwargs: Any) -> Iterator[StreamItem]:
-        message, usage = self.complete(**kwargs)
+    def _reply(self, request: LLMRequest) -> tuple[Message, UsageStats]:
+        """The echo; through ``complete`` when a subclass overrides it, as documented."""
+        if "complete" in self._keyword_overrides:
+            return self.complete(**request.kwargs())
+        return self._complete(request)
+
+    async def _acomplete(self, request: LLMRequest) -> tuple[Message, UsageStats]:
+        return self._reply(request)
+
+    def _stream(self, request: LLMRequest) -> Iterator[StreamItem]:
+        message, usage = self._reply(request)
         yield from _WORD.findall(text_content(message))
         yield usage
 
-    async def acomplete(self, **kwargs: Any) -> tuple[Message, UsageStats]:
-        return self.complete(**kwargs)
-
-    async def astream(self, **kwargs: Any) -> AsyncIterator[StreamItem]:
-        for item in self.stream(**kwargs):
+    async def _astream(self, request: LLMRequest) -> AsyncIterator[StreamItem]:
+        for item in self._stream(request):
             yield item
             await asyncio.sleep(0)

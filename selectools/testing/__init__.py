@@ -6,9 +6,9 @@ its scripting types load on first use, since they bring in ``http.server``.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .._lazy import lazy_exports
 from ..providers.stubs import LocalProvider
 from .replay import RecordingProvider, ReplayProvider
 from .scripted import ScriptedProvider, ScriptedReply, ScriptedRequest, reply, tool_call
@@ -34,13 +34,7 @@ _LAZY = dict.fromkeys(
 )
 
 
-def __getattr__(name: str) -> Any:
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'selectools.testing' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module_name, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only

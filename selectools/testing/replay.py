@@ -13,12 +13,14 @@ import json
 import os
 import tempfile
 import threading
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 from ..exceptions import ProviderError
-from ..providers.base import StreamItem
+from ..providers import _adapt
+from ..providers._base import RequestProvider
+from ..providers.base import LLMRequest, StreamItem
 from ..types import Message, text_content
 from ..usage import UsageStats
 
@@ -28,31 +30,27 @@ _FORMAT = "selectools-recording"
 _VERSION = 1
 
 
-def _request_summary(kwargs: dict[str, Any]) -> dict[str, Any]:
-    messages: Sequence[Message] = kwargs.get("messages") or ()
+def _request_summary(request: LLMRequest) -> dict[str, Any]:
+    messages = request.messages
     return {
-        "model": kwargs.get("model", ""),
+        "model": request.model,
         "last_message": text_content(messages[-1]) if messages else "",
         "message_count": len(messages),
-        "tools": [t.name for t in kwargs.get("tools") or ()],
+        "tools": [t.name for t in request.tools or ()],
     }
 
 
-def _stream_of(message: Message, usage: UsageStats) -> Iterator[StreamItem]:
-    if message.text:
-        yield message.text
-    yield from message.tool_calls or ()
-    yield usage
+class RecordingProvider(RequestProvider):
+    """Wraps ``provider`` and records each call; ``save(path)`` writes the recording.
 
-
-class RecordingProvider:
-    """Wraps ``provider`` and records each call; ``save(path)`` writes the recording."""
+    The wrapped provider may implement any part of the protocol (it is called
+    through :mod:`selectools.providers._adapt`); whole replies are recorded, and
+    streams hand them out as stream items.
+    """
 
     def __init__(self, provider: Any) -> None:
         self.provider = provider
         self.name = getattr(provider, "name", type(provider).__name__)
-        self.supports_streaming = True
-        self.supports_async = True
         self.supports_native_tools = bool(getattr(provider, "supports_native_tools", False))
         self.default_model = getattr(provider, "default_model", None)
         self.calls: list[dict[str, Any]] = []
@@ -61,34 +59,31 @@ class RecordingProvider:
     def __repr__(self) -> str:
         return f"RecordingProvider({self.name!r}, calls={len(self.calls)})"
 
-    def _record(self, kwargs: dict[str, Any], message: Message, usage: UsageStats) -> None:
+    def _record(self, request: LLMRequest, message: Message, usage: UsageStats) -> None:
         entry = {
-            "request": _request_summary(kwargs),
+            "request": _request_summary(request),
             "response": message.to_dict(),
             "usage": usage.to_dict(),
         }
         with self._lock:
             self.calls.append(entry)
 
-    def complete(self, **kwargs: Any) -> tuple[Message, UsageStats]:
-        message, usage = self.provider.complete(**kwargs)
-        self._record(kwargs, message, usage)
+    def _complete(self, request: LLMRequest) -> tuple[Message, UsageStats]:
+        message, usage = _adapt.complete(self.provider, request)
+        self._record(request, message, usage)
         return message, usage
 
-    async def acomplete(self, **kwargs: Any) -> tuple[Message, UsageStats]:
-        acomplete = getattr(self.provider, "acomplete", None)
-        if acomplete is None:
-            return self.complete(**kwargs)
-        message, usage = await acomplete(**kwargs)
-        self._record(kwargs, message, usage)
+    async def _acomplete(self, request: LLMRequest) -> tuple[Message, UsageStats]:
+        message, usage = await _adapt.acomplete(self.provider, request)
+        self._record(request, message, usage)
         return message, usage
 
-    def stream(self, **kwargs: Any) -> Iterator[StreamItem]:
+    def _stream(self, request: LLMRequest) -> Iterator[StreamItem]:
         # Recording keeps whole replies; replays re-chunk them.
-        yield from _stream_of(*self.complete(**kwargs))
+        yield from _adapt.as_items(*self._complete(request))
 
-    async def astream(self, **kwargs: Any) -> AsyncIterator[StreamItem]:
-        for item in _stream_of(*(await self.acomplete(**kwargs))):
+    async def _astream(self, request: LLMRequest) -> AsyncIterator[StreamItem]:
+        for item in _adapt.as_items(*(await self._acomplete(request))):
             yield item
 
     def save(self, path: str | os.PathLike[str]) -> Path:
@@ -114,16 +109,13 @@ class RecordingProvider:
         return target
 
 
-class ReplayProvider:
+class ReplayProvider(RequestProvider):
     """Plays a recording back, one reply per call, in order.
 
     ``recording`` is a path written by :meth:`RecordingProvider.save`, or the
     loaded dict / a ``RecordingProvider``. ``strict=True`` compares each request's
     last message with the recorded one and raises on the first divergence.
     """
-
-    supports_streaming = True
-    supports_async = True
 
     def __init__(
         self,
@@ -164,7 +156,7 @@ class ReplayProvider:
     def remaining(self) -> int:
         return len(self._calls) - self._position
 
-    def _next(self, kwargs: dict[str, Any]) -> tuple[Message, UsageStats]:
+    def _next(self, request: LLMRequest) -> tuple[Message, UsageStats]:
         with self._lock:
             index = self._position
             if index >= len(self._calls):
@@ -178,7 +170,7 @@ class ReplayProvider:
         entry = self._calls[index]
         if self.strict:
             expected = entry.get("request", {}).get("last_message")
-            actual = _request_summary(kwargs)["last_message"]
+            actual = _request_summary(request)["last_message"]
             if expected is not None and expected != actual:
                 raise ProviderError(
                     f"ReplayProvider: call {index + 1} diverged from the recording: "
@@ -188,14 +180,14 @@ class ReplayProvider:
                 )
         return Message.from_dict(entry["response"]), UsageStats.from_dict(entry.get("usage", {}))
 
-    def complete(self, **kwargs: Any) -> tuple[Message, UsageStats]:
-        return self._next(kwargs)
+    def _complete(self, request: LLMRequest) -> tuple[Message, UsageStats]:
+        return self._next(request)
 
-    async def acomplete(self, **kwargs: Any) -> tuple[Message, UsageStats]:
-        return self._next(kwargs)
+    async def _acomplete(self, request: LLMRequest) -> tuple[Message, UsageStats]:
+        return self._next(request)
 
-    def stream(self, **kwargs: Any) -> Iterator[StreamItem]:
-        message, usage = self._next(kwargs)
+    def _stream(self, request: LLMRequest) -> Iterator[StreamItem]:
+        message, usage = self._next(request)
         text = message.text
         words = text.split(" ")
         for index, word in enumerate(words):
@@ -205,6 +197,6 @@ class ReplayProvider:
         yield from message.tool_calls or ()
         yield usage
 
-    async def astream(self, **kwargs: Any) -> AsyncIterator[StreamItem]:
-        for item in self.stream(**kwargs):
+    async def _astream(self, request: LLMRequest) -> AsyncIterator[StreamItem]:
+        for item in self._stream(request):
             yield item

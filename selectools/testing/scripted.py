@@ -22,15 +22,13 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..exceptions import ProviderError
-from ..providers.base import StreamItem, estimate_usage
+from ..providers._base import RequestProvider
+from ..providers.base import LLMRequest, StreamItem, estimate_usage
 from ..types import Message, Role, ToolCall
 from ..usage import UsageStats
-
-if TYPE_CHECKING:
-    from ..tools import Tool
 
 __all__ = ["ScriptedProvider", "ScriptedReply", "ScriptedRequest", "reply", "tool_call"]
 
@@ -110,7 +108,7 @@ def _as_reply(item: ReplyLike) -> ScriptedReply:
     )
 
 
-class ScriptedProvider:
+class ScriptedProvider(RequestProvider):
     """Plays scripted replies in order; thread-safe; sync, async and streaming.
 
     ``replies`` is a sequence of reply-likes or a single function called with the
@@ -120,9 +118,6 @@ class ScriptedProvider:
     ``native_tools=False`` renders tool calls as ``TOOL_CALL {...}`` text instead,
     to exercise the text protocol.
     """
-
-    supports_streaming = True
-    supports_async = True
 
     def __init__(
         self,
@@ -190,15 +185,14 @@ class ScriptedProvider:
             raise scripted.error
         return scripted
 
-    def _request(self, kwargs: dict[str, Any], stream: bool) -> ScriptedRequest:
-        tools: Sequence[Tool] | None = kwargs.get("tools")
+    def _scripted_request(self, request: LLMRequest, stream: bool) -> ScriptedRequest:
         return ScriptedRequest(
-            model=kwargs.get("model") or self.default_model or "",
-            system_prompt=kwargs.get("system_prompt", ""),
-            messages=list(kwargs.get("messages", [])),
-            tools=[t.name for t in tools or ()],
-            temperature=kwargs.get("temperature", 0.0),
-            max_tokens=kwargs.get("max_tokens", 1000),
+            model=request.model or self.default_model or "",
+            system_prompt=request.system_prompt,
+            messages=list(request.messages),
+            tools=[t.name for t in request.tools or ()],
+            temperature=request.temperature,
+            max_tokens=request.max_tokens,
             stream=stream,
         )
 
@@ -231,8 +225,8 @@ class ScriptedProvider:
         between = self.chunk_latency if scripted.chunk_latency is None else scripted.chunk_latency
         return first, between
 
-    def complete(self, **kwargs: Any) -> tuple[Message, UsageStats]:
-        request = self._request(kwargs, stream=False)
+    def _complete(self, llm_request: LLMRequest) -> tuple[Message, UsageStats]:
+        request = self._scripted_request(llm_request, stream=False)
         scripted = self._next(request)
         first, _ = self._latency(scripted)
         if first:
@@ -240,8 +234,8 @@ class ScriptedProvider:
         message = self._message(scripted)
         return message, self._usage(request, scripted, message.text)
 
-    def stream(self, **kwargs: Any) -> Iterator[StreamItem]:
-        request = self._request(kwargs, stream=True)
+    def _stream(self, llm_request: LLMRequest) -> Iterator[StreamItem]:
+        request = self._scripted_request(llm_request, stream=True)
         scripted = self._next(request)
         first, between = self._latency(scripted)
         if first:
@@ -251,8 +245,8 @@ class ScriptedProvider:
             if between and isinstance(item, str):
                 time.sleep(between)
 
-    async def acomplete(self, **kwargs: Any) -> tuple[Message, UsageStats]:
-        request = self._request(kwargs, stream=False)
+    async def _acomplete(self, llm_request: LLMRequest) -> tuple[Message, UsageStats]:
+        request = self._scripted_request(llm_request, stream=False)
         scripted = self._next(request)
         first, _ = self._latency(scripted)
         if first:
@@ -260,8 +254,8 @@ class ScriptedProvider:
         message = self._message(scripted)
         return message, self._usage(request, scripted, message.text)
 
-    async def astream(self, **kwargs: Any) -> AsyncIterator[StreamItem]:
-        request = self._request(kwargs, stream=True)
+    async def _astream(self, llm_request: LLMRequest) -> AsyncIterator[StreamItem]:
+        request = self._scripted_request(llm_request, stream=True)
         scripted = self._next(request)
         first, between = self._latency(scripted)
         if first:

@@ -159,3 +159,163 @@ def test_astream_restart_marker():
     items = _collect_async(agent, "x")
     assert [getattr(i, "restart", None) for i in items[:-1]] == [False, True, False, False]
     assert items[-1].content == "partial answer"
+
+
+# -- providers written as the PROVIDERS page documents them -------------------------------
+from selectools import Message, Role, ToolCall, UsageStats  # noqa: E402
+from selectools.providers import FallbackProvider  # noqa: E402
+
+
+def _usage(name):
+    return UsageStats(
+        prompt_tokens=1, completion_tokens=1, total_tokens=2, cost_usd=0.0, model="m", provider=name
+    )
+
+
+def _pieces(text):
+    words = text.split(" ")
+    return [w + " " for w in words[:-1]] + words[-1:]
+
+
+def _asks_for_tool(messages):
+    """First turn: ask for the tool; once its result is in the history: answer with it."""
+    results = [m.content for m in messages if m.role == Role.TOOL]
+    if results:
+        return f"Found: {results[-1]}", None
+    return "Let me look that up.", [ToolCall(tool_name="lookup", parameters={"key": "k"}, id="c1")]
+
+
+class DocumentedProvider:
+    """Exactly the documented protocol: stream() yields text only, astream() text and ToolCalls."""
+
+    name = "documented"
+    supports_streaming = True
+    supports_async = True
+    supports_native_tools = True
+
+    def __init__(self):
+        self.used = []
+
+    def complete(
+        self, *, model, system_prompt, messages, tools=None, temperature=0.0, max_tokens=1000,
+        timeout=None,
+    ):
+        self.used.append("complete")
+        text, calls = _asks_for_tool(messages)
+        return Message(role=Role.ASSISTANT, content=text, tool_calls=calls), _usage(self.name)
+
+    def stream(self, *, model, system_prompt, messages, **kwargs):
+        self.used.append("stream")
+        text, _ = _asks_for_tool(messages)
+        yield from _pieces(text)
+
+    async def acomplete(
+        self, *, model, system_prompt, messages, tools=None, temperature=0.0, max_tokens=1000,
+        timeout=None,
+    ):
+        self.used.append("acomplete")
+        text, calls = _asks_for_tool(messages)
+        return Message(role=Role.ASSISTANT, content=text, tool_calls=calls), _usage(self.name)
+
+    async def astream(
+        self, *, model, system_prompt, messages, tools=None, temperature=0.0, max_tokens=1000,
+        timeout=None,
+    ):
+        self.used.append("astream")
+        text, calls = _asks_for_tool(messages)
+        for piece in _pieces(text):
+            yield piece
+        for call in calls or ():
+            yield call
+
+
+class SyncOnly:
+    name = "sync-only"
+    supports_native_tools = True
+
+    def complete(self, *, model, system_prompt, messages, **kwargs):
+        text, calls = _asks_for_tool(messages)
+        return Message(role=Role.ASSISTANT, content=text, tool_calls=calls), _usage(self.name)
+
+
+class AsyncOnly:
+    name = "async-only"
+    supports_native_tools = True
+
+    async def acomplete(self, *, model, system_prompt, messages, **kwargs):
+        text, calls = _asks_for_tool(messages)
+        return Message(role=Role.ASSISTANT, content=text, tool_calls=calls), _usage(self.name)
+
+
+class TextStreamOnly(SyncOnly):
+    """complete() plus a documented text-only stream(), nothing async."""
+
+    name = "text-stream"
+
+    def stream(self, *, model, system_prompt, messages, **kwargs):
+        text, _ = _asks_for_tool(messages)
+        yield from _pieces(text)
+
+
+def _run_every_way(make):
+    """The final result of each entry point, with a fresh provider each time."""
+
+    def stream_result(items):
+        assert sum(isinstance(i, AgentResult) for i in items) == 1
+        return items[-1]
+
+    return {
+        "run": Agent(tools=[lookup], provider=make()).run("what is k?"),
+        "arun": asyncio.run(Agent(tools=[lookup], provider=make()).arun("what is k?")),
+        "stream": stream_result(list(Agent(tools=[lookup], provider=make()).stream("what is k?"))),
+        "astream": stream_result(_collect_async(Agent(tools=[lookup], provider=make()), "q")),
+    }
+
+
+def _assert_tool_ran(result):
+    assert [c.tool_name for c in result.tool_calls] == ["lookup"]
+    assert result.content == "Found: value of k"
+    assert result.iterations == 2
+
+
+def test_documented_provider_runs_its_tools_under_every_entry_point():
+    results = _run_every_way(DocumentedProvider)
+    assert set(results) == {"run", "arun", "stream", "astream"}
+    for result in results.values():
+        _assert_tool_ran(result)
+
+
+def test_documented_provider_streams_text_through_astream_when_tools_are_in_play():
+    provider = DocumentedProvider()
+    items = list(Agent(tools=[lookup], provider=provider).stream("what is k?"))
+    chunks = [i.content for i in items if isinstance(i, StreamChunk) and i.content]
+    assert "".join(chunks) == "Let me look that up.Found: value of k"
+    assert provider.used == ["astream", "astream"]  # its text-only stream() would drop the call
+    # without tools the documented text stream is used as it is
+    plain = DocumentedProvider()
+    list(Agent(provider=plain).stream("hello"))
+    assert plain.used == ["stream"]
+
+
+def test_documented_provider_streams_inside_a_running_loop():
+    async def in_a_cell():
+        return list(Agent(tools=[lookup], provider=DocumentedProvider()).stream("what is k?"))
+
+    _assert_tool_ran(asyncio.run(in_a_cell())[-1])
+
+
+def test_sync_only_async_only_and_text_stream_providers_under_every_entry_point():
+    for make in (SyncOnly, AsyncOnly, TextStreamOnly):
+        for mode, result in _run_every_way(make).items():
+            assert result.provider_used == make.name, (make.name, mode)
+            _assert_tool_ran(result)
+
+
+def test_partial_providers_under_fallback_provider():
+    for make in (SyncOnly, AsyncOnly, TextStreamOnly, DocumentedProvider):
+        def wrapped(make=make):
+            return FallbackProvider([make()])
+
+        for mode, result in _run_every_way(wrapped).items():
+            assert result.provider_used == make.name, (make.name, mode)
+            _assert_tool_ran(result)

@@ -286,6 +286,47 @@ def test_agent_cell_streams_uses_notebook_tools_and_stores_the_result(shell):
     assert live_updates[-1]["metadata"] == final["metadata"]
 
 
+DOCUMENTED_PROVIDER_CELL = '''
+from selectools import Message, Role, ToolCall, UsageStats
+
+class MyProvider:
+    """Written as the PROVIDERS page shows: stream() yields text only."""
+
+    name = "my_provider"
+    supports_streaming = True
+    supports_async = False
+    supports_native_tools = True
+
+    def complete(self, *, model, system_prompt, messages, tools=None, temperature=0.0,
+                 max_tokens=1000, timeout=None):
+        results = [m.content for m in messages if m.role == Role.TOOL]
+        usage = UsageStats(prompt_tokens=1, completion_tokens=1, total_tokens=2, cost_usd=0.0,
+                           model=model, provider=self.name)
+        if results:
+            return Message(role=Role.ASSISTANT, content=f"It costs {results[-1]}."), usage
+        call = ToolCall(tool_name="get_price", parameters={"product": "laptop"}, id="c1")
+        return Message(role=Role.ASSISTANT, content="Checking.", tool_calls=[call]), usage
+
+    def stream(self, *, model, system_prompt, messages, **kwargs):
+        message, _ = self.complete(model=model, system_prompt=system_prompt, messages=messages)
+        yield message.content
+
+mine = MyProvider()
+'''
+
+
+def test_agent_cell_runs_the_tools_of_a_provider_written_as_documented(shell):
+    run(shell, "%%tool\n" + PRICE_CELL)
+    assert run(shell, DOCUMENTED_PROVIDER_CELL).success
+    shell.run_line_magic("selectools", "provider=mine")
+    assert run(shell, "%%agent -o answer\nWhat does a laptop cost?").success
+    result = shell.user_ns["answer"]
+    assert [c.tool_name for c in result.tool_calls] == ["get_price"]
+    assert result.content == "It costs $999." and result.iterations == 2
+    text = final_outputs(shell)[-1]["data"]["text/plain"]
+    assert '[tool] get_price({"product": "laptop"}) → $999' in text
+
+
 def test_agent_line_form_keeps_apostrophes_and_question_marks(shell):
     provider = scripted(shell, "Fine.", "Sunny.")
     shell.user_ns["city"] = "Paris"
