@@ -166,6 +166,11 @@ class Interpreter:
         return result
 
 
+def clean_env() -> dict[str, str]:
+    """This process's environment without the variables that would point Python at this checkout."""
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+
+
 def reference_venv() -> Path:
     """A virtualenv with selectools 1.3.0 from the package index (created once, then reused)."""
     cache = Path(os.environ.get("SELECTOOLS_BENCH_CACHE", Path.home() / ".cache/selectools-bench"))
@@ -173,7 +178,7 @@ def reference_venv() -> Path:
     python = venv / "bin" / "python"
     probe = [str(python), "-c", "import selectools; print(selectools.__version__)"]
     if python.exists():
-        found = subprocess.run(probe, capture_output=True, text=True, cwd=cache)
+        found = subprocess.run(probe, capture_output=True, text=True, cwd=cache, env=clean_env())
         if found.stdout.strip() == REFERENCE:
             return python
     print(f"creating {venv} with selectools=={REFERENCE} ...", file=sys.stderr)
@@ -183,17 +188,20 @@ def reference_venv() -> Path:
         [str(python), "-m", "pip", "install", "-q", f"selectools=={REFERENCE}"],
         capture_output=True,
         text=True,
+        env=clean_env(),
     )
     if pip.returncode:
         raise SystemExit(f"pip install selectools=={REFERENCE} failed:\n{pip.stderr}")
-    found = subprocess.run(probe, capture_output=True, text=True, cwd=cache, check=True)
+    found = subprocess.run(
+        probe, capture_output=True, text=True, cwd=cache, check=True, env=clean_env()
+    )
     if found.stdout.strip() != REFERENCE:
         raise SystemExit(f"{venv}: expected selectools {REFERENCE}, got {found.stdout.strip()}")
     return python
 
 
 def interpreters() -> tuple[Interpreter, Interpreter]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    env = clean_env()
     ours = Interpreter("this checkout", sys.executable, {**env, "PYTHONPATH": str(ROOT)})
     reference = Interpreter(f"selectools {REFERENCE}", str(reference_venv()), env)
     return ours, reference
