@@ -22,6 +22,7 @@ _EXPORTS: dict[str, str] = {
     "ProviderConfigurationError": ".exceptions",
     "ProviderError": ".exceptions",
     "MemoryLimitExceededError": ".exceptions",
+    "CostWarning": ".exceptions",
     "stable": ".stability",
     "beta": ".stability",
     "deprecated": ".stability",
@@ -42,6 +43,8 @@ _EXPORTS: dict[str, str] = {
     "ToolParameter": ".tools",
     "ToolRegistry": ".tools",
     "tool": ".tools",
+    "ToolLike": ".tools",
+    "ToolOptions": ".tools",
     # providers (the shipped ones come from the table in providers/_specs.py)
     "Provider": ".providers.base",
     "AsyncProvider": ".providers.base",
@@ -54,6 +57,7 @@ _EXPORTS: dict[str, str] = {
     "LoggingObserver": ".observer",
     "SimpleStepObserver": ".observer",
     "Event": ".observer",
+    "EventName": ".observer",
     "AgentTrace": ".trace",
     "TraceStep": ".trace",
     "StepType": ".trace",
@@ -84,6 +88,7 @@ _EXPORTS: dict[str, str] = {
     "CacheKeyBuilder": ".cache",
     "InMemoryCache": ".cache",
     "ConversationMemory": ".memory",
+    "Memory": ".memory",
     "ToolPolicy": ".policy",
     "PolicyDecision": ".policy",
     "PolicyResult": ".policy",
@@ -116,54 +121,139 @@ def unload_ipython_extension(ipython: Any) -> None:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from .agent import Agent, AgentConfig
-    from .agent.config_groups import RetryConfig, ToolConfig
-    from .analytics import AgentAnalytics, ToolMetrics
-    from .approval import ApprovalDecision, ApprovalQueue, ApprovalRequest, auto_approve, auto_deny
-    from .cache import Cache, CacheKeyBuilder, CacheStats, InMemoryCache
-    from .cancellation import CancellationToken
+    from .agent import (
+        Agent as Agent,
+        AgentConfig as AgentConfig,
+    )
+    from .agent.config_groups import (
+        RetryConfig as RetryConfig,
+        ToolConfig as ToolConfig,
+    )
+    from .analytics import (
+        AgentAnalytics as AgentAnalytics,
+        ToolMetrics as ToolMetrics,
+    )
+    from .approval import (
+        ApprovalDecision as ApprovalDecision,
+        ApprovalQueue as ApprovalQueue,
+        ApprovalRequest as ApprovalRequest,
+        auto_approve as auto_approve,
+        auto_deny as auto_deny,
+    )
+    from .cache import (
+        Cache as Cache,
+        CacheKeyBuilder as CacheKeyBuilder,
+        CacheStats as CacheStats,
+        InMemoryCache as InMemoryCache,
+    )
+    from .cancellation import (
+        CancellationToken as CancellationToken,
+    )
     from .exceptions import (
-        MemoryLimitExceededError,
-        ProviderConfigurationError,
-        ProviderError,
-        SelectoolsError,
-        ToolExecutionError,
-        ToolValidationError,
-        UnknownToolError,
+        CostWarning as CostWarning,
+        MemoryLimitExceededError as MemoryLimitExceededError,
+        ProviderConfigurationError as ProviderConfigurationError,
+        ProviderError as ProviderError,
+        SelectoolsError as SelectoolsError,
+        ToolExecutionError as ToolExecutionError,
+        ToolValidationError as ToolValidationError,
+        UnknownToolError as UnknownToolError,
     )
-    from .memory import ConversationMemory
-    from .models import ALL_MODELS, MODELS_BY_ID, ModelInfo, ModelType
+    from .memory import (
+        ConversationMemory as ConversationMemory,
+        Memory as Memory,
+    )
+    from .models import (
+        ALL_MODELS as ALL_MODELS,
+        MODELS_BY_ID as MODELS_BY_ID,
+        ModelInfo as ModelInfo,
+        ModelType as ModelType,
+    )
     from .observer import (
-        AgentObserver,
-        AsyncAgentObserver,
-        Event,
-        LoggingObserver,
-        SimpleStepObserver,
+        AgentObserver as AgentObserver,
+        AsyncAgentObserver as AsyncAgentObserver,
+        Event as Event,
+        EventName as EventName,
+        LoggingObserver as LoggingObserver,
+        SimpleStepObserver as SimpleStepObserver,
     )
-    from .parser import ToolCallParser
-    from .policy import PolicyDecision, PolicyResult, ToolPolicy
-    from .pricing import PRICING, calculate_cost, calculate_embedding_cost, get_model_pricing
-    from .prompt import PromptBuilder
-    from .providers.anthropic_provider import AnthropicProvider
-    from .providers.azure_openai_provider import AzureOpenAIProvider
-    from .providers.base import AsyncProvider, LLMRequest, Provider
-    from .providers.fallback import FallbackProvider
-    from .providers.gemini_provider import GeminiProvider
-    from .providers.ollama_provider import OllamaProvider
-    from .providers.openai_provider import OpenAIProvider
-    from .providers.stubs import LocalProvider
-    from .stability import beta, deprecated, stable
-    from .structured import ResponseFormat, StructuredOutputError
-    from .tools import Tool, ToolParameter, ToolRegistry, tool
-    from .trace import AgentTrace, StepType, TraceStep, trace_to_json
+    from .parser import (
+        ToolCallParser as ToolCallParser,
+    )
+    from .policy import (
+        PolicyDecision as PolicyDecision,
+        PolicyResult as PolicyResult,
+        ToolPolicy as ToolPolicy,
+    )
+    from .pricing import (
+        PRICING as PRICING,
+        calculate_cost as calculate_cost,
+        calculate_embedding_cost as calculate_embedding_cost,
+        get_model_pricing as get_model_pricing,
+    )
+    from .prompt import (
+        PromptBuilder as PromptBuilder,
+    )
+    from .providers.anthropic_provider import (
+        AnthropicProvider as AnthropicProvider,
+    )
+    from .providers.azure_openai_provider import (
+        AzureOpenAIProvider as AzureOpenAIProvider,
+    )
+    from .providers.base import (
+        AsyncProvider as AsyncProvider,
+        LLMRequest as LLMRequest,
+        Provider as Provider,
+    )
+    from .providers.fallback import (
+        FallbackProvider as FallbackProvider,
+    )
+    from .providers.gemini_provider import (
+        GeminiProvider as GeminiProvider,
+    )
+    from .providers.ollama_provider import (
+        OllamaProvider as OllamaProvider,
+    )
+    from .providers.openai_provider import (
+        OpenAIProvider as OpenAIProvider,
+    )
+    from .providers.stubs import (
+        LocalProvider as LocalProvider,
+    )
+    from .stability import (
+        beta as beta,
+        deprecated as deprecated,
+        stable as stable,
+    )
+    from .structured import (
+        ResponseFormat as ResponseFormat,
+        StructuredOutputError as StructuredOutputError,
+    )
+    from .tools import (
+        Tool as Tool,
+        ToolLike as ToolLike,
+        ToolOptions as ToolOptions,
+        ToolParameter as ToolParameter,
+        ToolRegistry as ToolRegistry,
+        tool as tool,
+    )
+    from .trace import (
+        AgentTrace as AgentTrace,
+        StepType as StepType,
+        TraceStep as TraceStep,
+        trace_to_json as trace_to_json,
+    )
     from .types import (
-        AgentResult,
-        ContentPart,
-        Message,
-        Role,
-        StreamChunk,
-        ToolCall,
-        image_message,
-        text_content,
+        AgentResult as AgentResult,
+        ContentPart as ContentPart,
+        Message as Message,
+        Role as Role,
+        StreamChunk as StreamChunk,
+        ToolCall as ToolCall,
+        image_message as image_message,
+        text_content as text_content,
     )
-    from .usage import AgentUsage, UsageStats
+    from .usage import (
+        AgentUsage as AgentUsage,
+        UsageStats as UsageStats,
+    )

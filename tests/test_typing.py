@@ -29,7 +29,20 @@ from __future__ import annotations
 
 from typing_extensions import override
 
-from selectools import AgentObserver, AsyncAgentObserver, Message
+from collections.abc import Mapping
+from typing import Any
+
+from selectools import (
+    Agent,
+    AgentConfig,
+    AgentObserver,
+    AgentResult,
+    AsyncAgentObserver,
+    ConversationMemory,
+    LocalProvider,
+    Message,
+    tool,
+)
 from selectools.observer import EventEmitter
 
 
@@ -48,6 +61,41 @@ class Later(AsyncAgentObserver):
 
 
 EventEmitter("run", [Timing()]).emit("on_tool_end", "c1", "search", "ok", 1.0)
+
+
+class Lookup:  # a tool kind of the user's own: no Tool subclass, only the ToolLike members
+
+    name = "lookup"
+    description = "Look a word up."
+    terminal = False
+    requires_approval = False
+
+    def schema(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description, "parameters": {}}
+
+    def validate(self, params: Mapping[str, Any] | None) -> None:
+        return None
+
+    def execute(self, params: Mapping[str, Any] | None, chunk_callback: Any = None) -> str:
+        return "found"
+
+    async def aexecute(self, params: Mapping[str, Any] | None, chunk_callback: Any = None) -> str:
+        return "found"
+
+
+@tool()
+def add(a: int, b: int) -> int:
+    '''Add two numbers.'''
+    return a + b
+
+
+agent = Agent(
+    tools=[add, Lookup()],
+    provider=LocalProvider(),
+    memory=ConversationMemory(max_messages=10),
+    config=AgentConfig(observers=[Timing(), Later()]),
+)
+result: AgentResult = agent.run("hi")
 """
 
 BAD = """
@@ -55,7 +103,7 @@ from __future__ import annotations
 
 from typing_extensions import override
 
-from selectools import AgentObserver
+from selectools import Agent, AgentConfig, AgentObserver
 from selectools.observer import EventEmitter
 
 
@@ -74,6 +122,9 @@ class Misspelt(AgentObserver):
 
 
 EventEmitter("run", []).emit("on_tool_ned")  # line 24
+Agent(provider=42)  # line 25: not a provider
+Agent(memory=[])  # line 26: not a memory
+AgentConfig(observers=[object()])  # line 27: not an observer
 """
 
 
@@ -91,7 +142,6 @@ def mypy_output(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]
             "-m",
             "mypy",
             "--strict",
-            "--implicit-reexport",  # selectools/__init__.py computes __all__ (see report)
             "--follow-imports=silent",
             "--no-error-summary",
             "--cache-dir",
@@ -117,12 +167,15 @@ def test_users_mypy_accepts_a_correct_observer_override_calling_super(mypy_outpu
     assert mypy_output["good.py"] == []
 
 
-def test_users_mypy_rejects_misspelt_observer_methods_and_event_names(mypy_output):
+def test_users_mypy_rejects_misspelt_observers_event_names_and_wrong_agent_seams(mypy_output):
     errors = "\n".join(mypy_output["bad.py"])
     assert re.search(r'bad.py:14: error: "on_tool_ned" undefined in superclass', errors), errors
     assert re.search(r"bad.py:17: error: Method \"on_tool_ned\" is marked as an override", errors)
     assert re.search(r'bad.py:20: error: Argument 2 of "on_run_end" is incompatible', errors)
     assert re.search(r'bad.py:24: error: Argument 1 to "emit" of "EventEmitter"', errors), errors
+    assert re.search(r'bad.py:25: error: Argument "provider" to "Agent"', errors), errors
+    assert re.search(r'bad.py:26: error: Argument "memory" to "Agent"', errors), errors
+    assert re.search(r"bad.py:27: error: List item 0 has incompatible type", errors), errors
     assert set(mypy_output) == {"good.py", "bad.py"}, "no findings outside the user's files"
 
 

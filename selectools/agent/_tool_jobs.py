@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures import ThreadPoolExecutor, TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING
 
 from .._async_bridge import shared_pool
