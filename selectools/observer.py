@@ -45,6 +45,7 @@ __all__ = [
     "EventEmitter",
     "EventName",
     "LoggingObserver",
+    "Observer",
     "SimpleStepObserver",
 ]
 
@@ -349,3 +350,7 @@ class SimpleStepObserver(AgentObserver):
 
     def on_event(self, event: Event) -> None:
         self.callback(event)
+
+
+#: What ``AgentConfig(observers=[...])`` and ``run(observers=[...])`` accept.
+Observer = AgentObserver | AsyncAgentObserver

@@ -14,6 +14,7 @@ from ..observer import EventEmitter
 from ..types import AgentResult, Message, Role
 
 if TYPE_CHECKING:
+    from ..structured import ResponseFormat
     from .core import Agent
 
 __all__ = ["run_batch", "run_batch_async"]
@@ -52,7 +53,7 @@ def run_batch(
     agent: Agent,
     prompts: Sequence[Any],
     max_concurrency: int,
-    response_format: Any,
+    response_format: ResponseFormat | None,
     on_progress: Callable[[int, int], Any] | None,
 ) -> list[AgentResult]:
     _check(max_concurrency)
@@ -86,7 +87,7 @@ async def run_batch_async(
     agent: Agent,
     prompts: Sequence[Any],
     max_concurrency: int,
-    response_format: Any,
+    response_format: ResponseFormat | None,
     on_progress: Callable[[int, int], Any] | None,
 ) -> list[AgentResult]:
     _check(max_concurrency)

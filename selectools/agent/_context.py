@@ -18,6 +18,8 @@ from .config import effective_model
 if TYPE_CHECKING:
     from ..cancellation import CancellationToken
     from ..memory import Memory
+    from ..observer import Observer
+    from ..structured import ResponseFormat
     from ..tools import ToolLike
     from .config import AgentConfig
     from .core import Agent
@@ -38,7 +40,7 @@ class RunContext:
     provider_used: str | None = None
     error: BaseException | None = None
     parsed: Any = None
-    response_format: Any = None
+    response_format: ResponseFormat | None = None
     stream_handler: Callable[[str], None] | None = None
     cost_warned = False
     cancel_tokens: tuple[CancellationToken, ...] = ()
@@ -54,11 +56,11 @@ class RunContext:
         run_id: str,
         messages: list[Message],
         history: list[Message],
-        observers: Sequence[Any],
+        observers: Sequence[Observer],
         async_mode: bool,
         stream: bool,
         parent_run_id: str | None,
-        response_format: Any = None,
+        response_format: ResponseFormat | None = None,
         stream_handler: Callable[[str], None] | None = None,
         cancel_tokens: tuple[CancellationToken, ...] = (),
     ) -> None:

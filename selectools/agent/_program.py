@@ -19,7 +19,12 @@ from typing import Any
 
 from .._text import one_line
 from ..exceptions import ProviderError
-from ..structured import StructuredOutputError, parse_and_validate, validation_retry_message
+from ..structured import (
+    ResponseFormat,
+    StructuredOutputError,
+    parse_and_validate,
+    validation_retry_message,
+)
 from ..trace import StepType, TraceStep, now
 from ..types import AgentResult, Message, Role, ToolCall
 from ..usage import UsageStats
@@ -75,7 +80,7 @@ def run_program(ctx: RunContext) -> Program:
             if not calls:
                 stop_reason = "final"
                 if ctx.response_format is not None:
-                    stop_reason = _check_structured(ctx, response)
+                    stop_reason = _check_structured(ctx, response, ctx.response_format)
                     if stop_reason == "retry":
                         emit("on_iteration_end", ctx.iteration, response)
                         continue
@@ -146,12 +151,12 @@ def _tool_turn(
     return None
 
 
-def _check_structured(ctx: RunContext, response: Message) -> str:
+def _check_structured(ctx: RunContext, response: Message, fmt: ResponseFormat) -> str:
     """Validate a final answer against ``response_format``: "final", "retry" or a failure."""
     attempt = ctx.structured_retries + 1
     emit = ctx.emitter.emit
     try:
-        ctx.parsed = parse_and_validate(response.text, ctx.response_format)
+        ctx.parsed = parse_and_validate(response.text, fmt)
     except ValueError as exc:
         problem = str(exc)
     else:

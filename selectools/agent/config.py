@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ..approval import ConfirmAction
     from ..cache import Cache
     from ..cancellation import CancellationToken
-    from ..observer import AgentObserver, AsyncAgentObserver
+    from ..observer import Observer
     from ..policy import ToolPolicy
     from ..providers.base import AnyProvider
     from ..sessions import SessionStore
@@ -79,7 +79,7 @@ class AgentConfig:
     # observability
     verbose: bool = False
     enable_analytics: bool = False
-    observers: list[AgentObserver | AsyncAgentObserver] = field(default_factory=list)
+    observers: list[Observer] = field(default_factory=list)
     parent_run_id: str | None = None
     trace_metadata: dict[str, Any] = field(default_factory=dict)
     # execution mode

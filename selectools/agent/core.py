@@ -36,6 +36,8 @@ from .config import AgentConfig, effective_model
 if TYPE_CHECKING:
     from ..cancellation import CancellationToken
     from ..memory import Memory
+    from ..observer import Observer
+    from ..structured import ResponseFormat
 
 __all__ = ["Agent"]
 
@@ -231,9 +233,9 @@ class Agent(RichDisplay):
         messages: Any,
         async_mode: bool,
         stream: bool,
-        response_format: Any,
+        response_format: ResponseFormat | None,
         parent_run_id: str | None,
-        observers: Sequence[Any],
+        observers: Sequence[Observer],
         stream_handler: Callable[[str], None] | None = None,
         cancellation_token: CancellationToken | None = None,
     ) -> RunContext:
@@ -243,7 +245,7 @@ class Agent(RichDisplay):
         schema = (
             schema_from_response_format(response_format) if response_format is not None else None
         )
-        all_observers: Sequence[Any] = observers
+        all_observers: Sequence[Observer] = observers
         if config.observers or config.verbose:
             all_observers = [*config.observers, *observers]
             if config.verbose:
@@ -281,10 +283,10 @@ class Agent(RichDisplay):
         self,
         messages: Prompt,
         stream_handler: Callable[[str], None] | None = None,
-        response_format: Any = None,
+        response_format: ResponseFormat | None = None,
         parent_run_id: str | None = None,
         *,
-        observers: Sequence[Any] = (),
+        observers: Sequence[Observer] = (),
         cancellation_token: CancellationToken | None = None,
     ) -> AgentResult:
         """Run the loop to completion (blocking). Works inside a running event loop too.
@@ -311,10 +313,10 @@ class Agent(RichDisplay):
         self,
         messages: Prompt,
         stream_handler: Callable[[str], None] | None = None,
-        response_format: Any = None,
+        response_format: ResponseFormat | None = None,
         parent_run_id: str | None = None,
         *,
-        observers: Sequence[Any] = (),
+        observers: Sequence[Observer] = (),
         cancellation_token: CancellationToken | None = None,
     ) -> AgentResult:
         """Async :meth:`run`: async providers and tools are awaited; async observers fire."""
@@ -333,10 +335,10 @@ class Agent(RichDisplay):
     def stream(
         self,
         messages: Prompt,
-        response_format: Any = None,
+        response_format: ResponseFormat | None = None,
         parent_run_id: str | None = None,
         *,
-        observers: Sequence[Any] = (),
+        observers: Sequence[Observer] = (),
         cancellation_token: CancellationToken | None = None,
     ) -> Iterator[StreamChunk | AgentResult]:
         """Yield :class:`StreamChunk` text deltas, then exactly one :class:`AgentResult`."""
@@ -354,10 +356,10 @@ class Agent(RichDisplay):
     def astream(
         self,
         messages: Prompt,
-        response_format: Any = None,
+        response_format: ResponseFormat | None = None,
         parent_run_id: str | None = None,
         *,
-        observers: Sequence[Any] = (),
+        observers: Sequence[Observer] = (),
         cancellation_token: CancellationToken | None = None,
     ) -> AsyncIterator[StreamChunk | AgentResult]:
         """Async :meth:`stream`: ``async for item in agent.astream("...")``."""
@@ -386,7 +388,7 @@ class Agent(RichDisplay):
         self,
         prompts: Sequence[Prompt],
         max_concurrency: int = 5,
-        response_format: Any = None,
+        response_format: ResponseFormat | None = None,
         on_progress: Callable[[int, int], Any] | None = None,
     ) -> list[AgentResult]:
         """Run many prompts concurrently (threads); results keep the input order.
@@ -400,7 +402,7 @@ class Agent(RichDisplay):
         self,
         prompts: Sequence[Prompt],
         max_concurrency: int = 10,
-        response_format: Any = None,
+        response_format: ResponseFormat | None = None,
         on_progress: Callable[[int, int], Any] | None = None,
     ) -> list[AgentResult]:
         return await run_batch_async(self, prompts, max_concurrency, response_format, on_progress)
