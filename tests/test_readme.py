@@ -30,6 +30,9 @@ def test_readme_examples_run(monkeypatch, tmp_path):
     printed = output.getvalue()
     assert "A laptop costs $999." in printed
     assert "📊 Usage Summary" in printed
+    assert "It costs $699.\n" in printed  # a documented provider's tool ran under stream()
+    assert "[('get_price', True)]\n" in printed  # the filtered observer saw the tool end
+    assert "HELLO\n" in printed  # a ToolLike that is not a function wrapper ran
     assert namespace["result"].content == "Hello from the fake server!"
 
 
