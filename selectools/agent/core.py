@@ -25,7 +25,6 @@ from ..tools import ToolLike, ToolRegistry
 from ..tools._registry import as_tool
 from ..types import AgentResult, Message, Role, StreamChunk
 from ..usage import AgentUsage
-from ._batch import run_batch, run_batch_async
 from ._context import RunContext
 from ._drivers import drive_async, drive_async_stream, drive_sync, drive_sync_stream
 from ._program import run_program
@@ -394,6 +393,8 @@ class Agent(RichDisplay):
         A prompt whose run raises gets a result with ``stop_reason="error"``
         and the exception in ``error``; the others are unaffected.
         """
+        from ._batch import run_batch
+
         return run_batch(self, prompts, max_concurrency, response_format, on_progress)
 
     async def abatch(
@@ -403,6 +404,8 @@ class Agent(RichDisplay):
         response_format: Any = None,
         on_progress: Callable[[int, int], Any] | None = None,
     ) -> list[AgentResult]:
+        from ._batch import run_batch_async
+
         return await run_batch_async(self, prompts, max_concurrency, response_format, on_progress)
 
     # -- state and usage -----------------------------------------------------
