@@ -19,7 +19,6 @@ from typing import Any
 
 from .._text import one_line
 from ..exceptions import ProviderError
-from ..structured import StructuredOutputError, parse_and_validate, validation_retry_message
 from ..trace import StepType, TraceStep, now
 from ..types import AgentResult, Message, Role, ToolCall
 from ..usage import UsageStats
@@ -148,6 +147,8 @@ def _tool_turn(
 
 def _check_structured(ctx: RunContext, response: Message) -> str:
     """Validate a final answer against ``response_format``: "final", "retry" or a failure."""
+    from ..structured import StructuredOutputError, parse_and_validate, validation_retry_message
+
     attempt = ctx.structured_retries + 1
     emit = ctx.emitter.emit
     try:
