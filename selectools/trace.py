@@ -13,12 +13,13 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._display import RichDisplay
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import pandas
     import plotly.graph_objects
 
@@ -314,6 +315,8 @@ class AgentTrace(RichDisplay):
         """The trace as JSON; written to ``filepath`` as well when one is given."""
         text = json.dumps(self.to_dict(), indent=indent, default=_json_default)
         if filepath is not None:
+            from pathlib import Path
+
             Path(filepath).write_text(text)
         return text
 
