@@ -83,7 +83,7 @@ HEAVY_STDLIB = [
 # features a plain ``Agent(...).run()`` never uses: loaded once configured
 FEATURE_MODULES = [
     "selectools.agent._batch",
-    "selectools.agent._approval_review",
+    "selectools.agent._approval_gate",
     "selectools.approval",
     "selectools.policy",
     "selectools.cache",

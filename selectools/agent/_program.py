@@ -22,9 +22,9 @@ from ..exceptions import ProviderError
 from ..trace import StepType, TraceStep, now
 from ..types import AgentResult, Message, Role, ToolCall
 from ..usage import UsageStats
-from ._approval_gate import gate_jobs, needs_gate
 from ._context import RunContext
 from ._effects import CallLLM, LLMRequest, RunTools, Sleep
+from ._gate_check import needs_gate
 from ._limits import check_limits
 from ._response_cache import cache_lookup, cache_store
 from ._session import report_session_load, save_session
@@ -117,6 +117,8 @@ def _tool_turn(
         for job in jobs:
             job.skip(f"Not run: {stop[0].text.splitlines()[0]}")
     elif needs_gate(ctx, jobs):
+        from ._approval_gate import gate_jobs  # policy/approval load when a batch is gated
+
         yield from gate_jobs(ctx, jobs)
     runnable = [job for job in jobs if not job.denied]
     if runnable:
