@@ -8,12 +8,17 @@ variables are copied into that thread so tracing and request state survive.
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
+import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
+# asyncio and concurrent.futures cost ~20 ms to import and a sync ``agent.run()``
+# never needs them, so they are imported by the functions that do.
 
 __all__ = ["in_running_loop", "iterate_sync", "run_sync", "shared_pool"]
 
@@ -29,6 +34,8 @@ def shared_pool() -> ThreadPoolExecutor:
     if _pool is None:
         with _pool_lock:
             if _pool is None:
+                from concurrent.futures import ThreadPoolExecutor
+
                 _pool = ThreadPoolExecutor(
                     max_workers=16, thread_name_prefix="selectools_tool_timeout"
                 )
@@ -36,6 +43,10 @@ def shared_pool() -> ThreadPoolExecutor:
 
 
 def in_running_loop() -> bool:
+    if "asyncio" not in sys.modules:
+        return False  # nothing imported asyncio, so no event loop can be running
+    import asyncio
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -45,6 +56,8 @@ def in_running_loop() -> bool:
 
 def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
     """Run ``coro`` and return its result; never touches the caller's event loop."""
+    import asyncio
+
     if not in_running_loop():
         if timeout is None:
             return asyncio.run(coro)
@@ -74,6 +87,7 @@ def iterate_sync(make: Callable[[], AsyncIterator[T]]) -> Iterator[T]:
     copied), never on the caller's loop; items cross over through a queue. If the
     consumer stops early, the producer stops after its next item.
     """
+    import asyncio
     import queue
 
     items: queue.SimpleQueue[tuple[int, Any]] = queue.SimpleQueue()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import json
 import threading
 from dataclasses import dataclass, field
@@ -171,6 +170,8 @@ class AgentAnalytics:
 
     def to_csv(self, path: str | Path) -> None:
         """One row per tool with the documented columns; missing parent folders are created."""
+        import csv
+
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         with target.open("w", newline="") as handle:

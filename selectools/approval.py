@@ -21,11 +21,9 @@ each request to whoever listens (a UI, a console thread) and waits for them.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import copy
 import inspect
-import logging
 import queue
 import threading
 import time
@@ -36,6 +34,8 @@ from typing import TYPE_CHECKING, Any, Union
 from ._text import one_line
 
 if TYPE_CHECKING:
+    import asyncio
+
     from .policy import PolicyResult
     from .tools import ToolLike
 
@@ -50,7 +50,13 @@ __all__ = [
     "is_async_callable",
 ]
 
-_log = logging.getLogger("selectools.approval")
+
+def _warn(message: str, *args: Any) -> None:
+    """Log a swallowed callback error; logging loads only when there is one."""
+    import logging
+
+    logging.getLogger("selectools.approval").warning(message, *args, exc_info=True)
+
 
 #: ``handler(request) -> bool``, sync or async.
 ApprovalHandler = Callable[["ApprovalRequest"], Union[bool, Awaitable[bool]]]  # noqa: UP007
@@ -167,7 +173,7 @@ class ApprovalRequest:
             try:
                 callback(self)
             except Exception:
-                _log.warning("approval callback %r raised", callback, exc_info=True)
+                _warn("approval callback %r raised", callback)
         return True
 
     # -- reading the answer ---------------------------------------------------
@@ -198,6 +204,8 @@ class ApprovalRequest:
         return self._wait_async().__await__()
 
     async def _wait_async(self) -> bool:
+        import asyncio
+
         loop = asyncio.get_running_loop()
         waiter: asyncio.Future[None] = loop.create_future()
 
@@ -263,7 +271,7 @@ class ApprovalQueue:
             try:
                 listener(request)
             except Exception:
-                _log.warning("approval listener %r raised", listener, exc_info=True)
+                _warn("approval listener %r raised", listener)
         try:
             return await request
         finally:
@@ -302,4 +310,6 @@ class ApprovalQueue:
 
     async def aget(self, timeout: float | None = None) -> ApprovalRequest | None:
         """Async :meth:`get` (waits in a worker thread)."""
+        import asyncio
+
         return await asyncio.to_thread(self.get, timeout)

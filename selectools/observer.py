@@ -25,7 +25,6 @@ worker threads, so observers should be thread-safe.
 from __future__ import annotations
 
 import json
-import logging
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -36,6 +35,7 @@ from ._events import EVENTS, AsyncObserverEvents, EventName, ObserverEvents
 
 if TYPE_CHECKING:
     import asyncio
+    import logging
 
 __all__ = [
     "EVENTS",
@@ -49,7 +49,20 @@ __all__ = [
     "SimpleStepObserver",
 ]
 
-_log = logging.getLogger("selectools.observer")
+
+class _Log:
+    """``logging.getLogger("selectools.observer")``, loaded when something goes wrong.
+
+    logging costs a few milliseconds at import and a healthy run never logs.
+    """
+
+    def warning(self, message: str, *args: Any, **kwargs: Any) -> None:
+        import logging
+
+        logging.getLogger("selectools.observer").warning(message, *args, **kwargs)
+
+
+_log = _Log()
 
 
 @dataclass(slots=True)
@@ -322,8 +335,10 @@ class LoggingObserver(AgentObserver):
     """Writes every event as one JSON line to Python ``logging`` (for Datadog, ELK …)."""
 
     def __init__(
-        self, logger: logging.Logger | str = "selectools", level: int = logging.INFO
+        self, logger: logging.Logger | str = "selectools", level: int = 20  # logging.INFO
     ) -> None:
+        import logging
+
         self.logger = logging.getLogger(logger) if isinstance(logger, str) else logger
         self.level = level
 

@@ -7,19 +7,19 @@ call id and the lane it ran on, so parallel calls can be drawn side by side.
 
 from __future__ import annotations
 
-import hashlib
 import json
+import os
 import time
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._display import RichDisplay
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import pandas
     import plotly.graph_objects
 
@@ -215,7 +215,7 @@ class AgentTrace(RichDisplay):
         metadata: dict[str, Any] | None = None,
         started_at: float | None = None,
     ) -> None:
-        self.run_id = run_id or uuid.uuid4().hex
+        self.run_id = run_id or os.urandom(16).hex()
         self.parent_run_id = parent_run_id
         self.metadata: dict[str, Any] = dict(metadata) if metadata else {}
         self.steps: list[TraceStep] = []
@@ -315,6 +315,8 @@ class AgentTrace(RichDisplay):
         """The trace as JSON; written to ``filepath`` as well when one is given."""
         text = json.dumps(self.to_dict(), indent=indent, default=_json_default)
         if filepath is not None:
+            from pathlib import Path
+
             Path(filepath).write_text(text)
         return text
 
@@ -336,6 +338,8 @@ class AgentTrace(RichDisplay):
         ``agent.run`` is the root; each LLM call is a ``gen_ai.llm.call`` span and
         the tool executions it asked for nest under it as ``gen_ai.tool.execution``.
         """
+        import hashlib
+
         trace_id = hashlib.sha256(self.run_id.encode()).hexdigest()[:32]
         root_id = _span_id(self.run_id, -1)
         end = self.ended_at if self.ended_at is not None else now()
@@ -405,6 +409,8 @@ def trace_to_json(trace: AgentTrace, filepath: str | Path | None = None) -> str:
 
 
 def _span_id(run_id: str, index: int) -> str:
+    import hashlib
+
     return hashlib.sha256(f"{run_id}:{index}".encode()).hexdigest()[:16]
 
 

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import base64
-import mimetypes
 from dataclasses import dataclass, field
 from enum import Enum
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._display import RichDisplay
@@ -185,6 +182,10 @@ def image_message(image: str, prompt: str) -> Message:
     if image.startswith(("http://", "https://", "data:")):
         parts.append(ContentPart(type="image_url", image_url=image))
     else:
+        import base64  # these three load only for a local image
+        import mimetypes
+        from pathlib import Path
+
         path = Path(image)
         if not path.is_file():
             raise FileNotFoundError(

@@ -31,17 +31,9 @@ if TYPE_CHECKING:
     from ._context import RunContext
     from ._tool_jobs import ToolJob
 
-__all__ = ["gate_jobs", "needs_gate"]
+__all__ = ["gate_jobs"]
 
 Gate = Generator[Any, Any, None]
-
-
-def needs_gate(ctx: RunContext, jobs: list[ToolJob]) -> bool:
-    """Whether any call of this batch has a policy or approval to go through."""
-    config = ctx.config
-    if config.tool_policy is not None or config.tool is not None:
-        return True
-    return any(job.tool is not None and job.tool.requires_approval for job in jobs)
 
 
 def gate_jobs(ctx: RunContext, jobs: list[ToolJob]) -> Gate:

@@ -9,15 +9,18 @@ late answer has no effect, and async handlers are cancelled.
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..approval import resolve_soon
 from ._effects import AskApproval
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+# asyncio, concurrent.futures and selectools.approval load when an approval is
+# actually awaited: a run without an approval gate never pays for them.
 
 __all__ = ["ask_async", "ask_sync"]
 
@@ -25,11 +28,16 @@ Outcome = tuple[str, Any]
 
 
 async def _bounded(effect: AskApproval) -> Any:
+    import asyncio
+
     return await asyncio.wait_for(effect.handler(effect.request), effect.timeout)
 
 
 def _start_thread(effect: AskApproval, on_done: Callable[[], Any]) -> Future[Any]:
     """Run the handler in a new daemon thread; the future holds its result."""
+    import asyncio
+    from concurrent.futures import Future
+
     future: Future[Any] = Future()
 
     def target() -> None:
@@ -53,6 +61,8 @@ def _start_thread(effect: AskApproval, on_done: Callable[[], Any]) -> Future[Any
 
 
 def _outcome(future: Future[Any]) -> Outcome:
+    import asyncio
+
     error = future.exception()
     if error is not None:
         return ("timeout", None) if isinstance(error, asyncio.TimeoutError) else ("error", error)
@@ -78,6 +88,10 @@ def ask_sync(effect: AskApproval) -> Outcome:
 
 
 async def ask_async(effect: AskApproval) -> Outcome:
+    import asyncio
+
+    from ..approval import resolve_soon
+
     loop = asyncio.get_running_loop()
     if effect.is_async:
         pending: asyncio.Future[Any] = asyncio.ensure_future(effect.handler(effect.request))

@@ -10,7 +10,6 @@ async tools called from it run on a private loop in a worker thread.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -145,9 +144,13 @@ async def _perform_async(ctx: RunContext, effect: Any) -> Any:
     if kind is RunTools:
         return await run_jobs_async(effect.jobs, effect.parallel, effect.timeout)
     if kind is Sleep:
+        import asyncio
+
         await asyncio.sleep(effect.seconds)
         return None
     if kind is CallBlocking:
+        import asyncio
+
         return await asyncio.to_thread(effect.fn)
     if kind is AskApproval:
         return await ask_async(effect)

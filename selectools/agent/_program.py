@@ -15,27 +15,24 @@ from __future__ import annotations
 
 import os
 from collections.abc import Generator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._text import one_line
 from ..exceptions import ProviderError
-from ..structured import (
-    ResponseFormat,
-    StructuredOutputError,
-    parse_and_validate,
-    validation_retry_message,
-)
 from ..trace import StepType, TraceStep, now
 from ..types import AgentResult, Message, Role, ToolCall
 from ..usage import UsageStats
-from ._approval_gate import gate_jobs, needs_gate
 from ._context import RunContext
 from ._effects import CallLLM, LLMRequest, RunTools, Sleep
+from ._gate_check import needs_gate
 from ._limits import check_limits
 from ._response_cache import cache_lookup, cache_store
 from ._session import report_session_load, save_session
 from ._summarize import summarize_trimmed
 from ._tool_jobs import ToolJob
+
+if TYPE_CHECKING:
+    from ..structured import ResponseFormat
 
 __all__ = ["run_program"]
 
@@ -123,6 +120,8 @@ def _tool_turn(
         for job in jobs:
             job.skip(f"Not run: {stop[0].text.splitlines()[0]}")
     elif needs_gate(ctx, jobs):
+        from ._approval_gate import gate_jobs  # policy/approval load when a batch is gated
+
         yield from gate_jobs(ctx, jobs)
     runnable = [job for job in jobs if not job.denied]
     if runnable:
@@ -153,6 +152,8 @@ def _tool_turn(
 
 def _check_structured(ctx: RunContext, response: Message, fmt: ResponseFormat) -> str:
     """Validate a final answer against ``response_format``: "final", "retry" or a failure."""
+    from ..structured import StructuredOutputError, parse_and_validate, validation_retry_message
+
     attempt = ctx.structured_retries + 1
     emit = ctx.emitter.emit
     try:

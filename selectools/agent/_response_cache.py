@@ -15,7 +15,6 @@ from collections.abc import Generator
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from ..cache import CacheKeyBuilder
 from ..trace import StepType, now
 from ..types import Message
 from ..usage import UsageStats
@@ -42,6 +41,8 @@ def cache_lookup(
     ctx: RunContext, cache: Any, request: LLMRequest
 ) -> Generator[Any, Any, tuple[str, Message | None]]:
     """The request's key and, on a hit, the cached message (usage counted, events sent)."""
+    from ..cache import CacheKeyBuilder  # loaded once a cache is configured and asked
+
     key = CacheKeyBuilder.build(
         request.model, request.system_prompt, request.messages, request.tools, request.temperature
     )

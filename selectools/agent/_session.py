@@ -15,7 +15,6 @@ from collections.abc import Generator
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from ..memory import ConversationMemory
 from ..trace import StepType, now
 from ._effects import CallBlocking
 
@@ -33,6 +32,8 @@ def load_session(agent: Agent) -> None:
     # AgentConfig makes sure the two are set together
     assert store is not None
     assert session_id is not None
+    from ..memory import ConversationMemory  # loaded when a session is configured
+
     started = now()
     data = store.load(session_id)
     if agent.memory is None:
@@ -91,6 +92,8 @@ def save_session(ctx: RunContext) -> Generator[Any, Any, None]:
     assert session_id is not None
     if memory is None:  # removed after the agent was built: nothing to save
         return
+    from ..memory import ConversationMemory
+
     if not isinstance(memory, ConversationMemory):
         raise TypeError(
             "AgentConfig(session_store=...) needs the agent's memory to be a ConversationMemory, "

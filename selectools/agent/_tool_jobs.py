@@ -7,9 +7,7 @@ to; it never ends the run.
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
-from concurrent.futures import ThreadPoolExecutor, TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING
 
 from .._async_bridge import shared_pool
@@ -175,6 +173,8 @@ class ToolJob:
             if timeout is None:
                 result = tool.execute(self.call.parameters, self._on_chunk)
             else:
+                from concurrent.futures import TimeoutError as FutureTimeout
+
                 future = shared_pool().submit(
                     contextvars.copy_context().run,
                     tool.execute,
@@ -202,6 +202,8 @@ class ToolJob:
             if timeout is None:
                 result = await pending
             else:
+                import asyncio
+
                 try:
                     result = await asyncio.wait_for(pending, timeout)
                 except asyncio.TimeoutError:
@@ -215,6 +217,8 @@ class ToolJob:
 def run_jobs_sync(jobs: list[ToolJob], parallel: bool, timeout: float | None) -> list[ToolJob]:
     """Run the batch; results stay in call order whatever order the calls finish in."""
     if parallel and len(jobs) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
         with ThreadPoolExecutor(
             max_workers=len(jobs), thread_name_prefix="selectools-tool"
         ) as pool:
@@ -233,6 +237,8 @@ async def run_jobs_async(
     jobs: list[ToolJob], parallel: bool, timeout: float | None
 ) -> list[ToolJob]:
     if parallel and len(jobs) > 1:
+        import asyncio
+
         await asyncio.gather(*(job.run_async(timeout) for job in jobs))
     else:
         for job in jobs:

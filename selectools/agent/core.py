@@ -14,18 +14,15 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from .._display import RichDisplay
-from ..analytics import AgentAnalytics
 from ..parser import ToolCallParser
 from ..prompt import PromptBuilder
 from ..providers.base import AnyProvider
 from ..providers.stubs import LocalProvider
 from ..stability import stable
-from ..structured import build_schema_instruction, schema_from_response_format
 from ..tools import ToolLike, ToolRegistry
 from ..tools._registry import as_tool
 from ..types import AgentResult, Message, Role, StreamChunk
 from ..usage import AgentUsage
-from ._batch import run_batch, run_batch_async
 from ._context import RunContext
 from ._drivers import drive_async, drive_async_stream, drive_sync, drive_sync_stream
 from ._program import run_program
@@ -34,6 +31,7 @@ from ._verbose import VerboseObserver
 from .config import AgentConfig, effective_model
 
 if TYPE_CHECKING:
+    from ..analytics import AgentAnalytics
     from ..cancellation import CancellationToken
     from ..memory import Memory
     from ..observer import Observer
@@ -138,9 +136,11 @@ class Agent(RichDisplay):
         self.prompt_builder = PromptBuilder()
         self.parser = ToolCallParser()
         self.usage = AgentUsage()
-        self.analytics: AgentAnalytics | None = (
-            AgentAnalytics() if config.enable_analytics else None
-        )
+        self.analytics: AgentAnalytics | None = None
+        if config.enable_analytics:
+            from ..analytics import AgentAnalytics
+
+            self.analytics = AgentAnalytics()
         self._lock = threading.Lock()
         self._registry = ToolRegistry()
         for item in tools or ():
@@ -242,9 +242,11 @@ class Agent(RichDisplay):
         new_messages = _coerce_messages(messages)
         config = self.config
         # a bad response_format fails here, before anything (memory included) is touched
-        schema = (
-            schema_from_response_format(response_format) if response_format is not None else None
-        )
+        schema = None
+        if response_format is not None:
+            from ..structured import schema_from_response_format
+
+            schema = schema_from_response_format(response_format)
         all_observers: Sequence[Observer] = observers
         if config.observers or config.verbose:
             all_observers = [*config.observers, *observers]
@@ -276,6 +278,8 @@ class Agent(RichDisplay):
             if summary:
                 ctx.system_prompt = with_summary(ctx.system_prompt, summary)
         if schema is not None:
+            from ..structured import build_schema_instruction
+
             ctx.system_prompt = f"{ctx.system_prompt}\n\n{build_schema_instruction(schema)}"
         return ctx
 
@@ -396,6 +400,8 @@ class Agent(RichDisplay):
         A prompt whose run raises gets a result with ``stop_reason="error"``
         and the exception in ``error``; the others are unaffected.
         """
+        from ._batch import run_batch
+
         return run_batch(self, prompts, max_concurrency, response_format, on_progress)
 
     async def abatch(
@@ -405,6 +411,8 @@ class Agent(RichDisplay):
         response_format: ResponseFormat | None = None,
         on_progress: Callable[[int, int], Any] | None = None,
     ) -> list[AgentResult]:
+        from ._batch import run_batch_async
+
         return await run_batch_async(self, prompts, max_concurrency, response_format, on_progress)
 
     # -- state and usage -----------------------------------------------------

@@ -26,7 +26,6 @@ providers through these four functions, so the rules live here once:
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -68,6 +67,8 @@ async def acomplete(provider: Any, request: LLMRequest) -> tuple[Message, UsageS
     method = getattr(provider, "acomplete", None)
     if method is not None:
         return await method(**request.kwargs())
+    import asyncio
+
     return await asyncio.to_thread(provider.complete, **request.kwargs())
 
 
@@ -110,6 +111,8 @@ async def _astream_any(provider: Any, request: LLMRequest) -> AsyncIterator[Stre
             yield item
         return
     if _sync_stream_fits(provider, request):
+        import asyncio
+
         items = iter(provider.stream(**request.kwargs()))
         done = object()
         while True:

@@ -7,7 +7,6 @@ tool itself; use :class:`selectools.testing.ScriptedProvider` to script tool cal
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import AsyncIterator, Iterator, Sequence
 
@@ -84,6 +83,8 @@ class LocalProvider(RequestProvider):
         yield usage
 
     async def _astream(self, request: LLMRequest) -> AsyncIterator[StreamItem]:
+        import asyncio
+
         for item in self._stream(request):
             yield item
             await asyncio.sleep(0)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import inspect
 import re
-import textwrap
 from dataclasses import dataclass, field
 
 __all__ = ["ParsedDocstring", "parse_docstring"]
@@ -70,6 +69,8 @@ def _join(lines: list[str]) -> str:
 
 def _parse_items(block: list[str], item_re: re.Pattern[str], numpy: bool) -> dict[str, str]:
     """Items start at the block's base indentation; deeper lines continue them."""
+    import textwrap  # at @tool definition time, not on import
+
     lines = textwrap.dedent("\n".join(block)).splitlines()
     params: dict[str, str] = {}
     names: list[str] = []
