@@ -110,9 +110,7 @@ def _tool_turn(
     """Gate and run one batch of tool calls; ``(message, stop reason)`` when the run ends."""
     config = ctx.config
     jobs = _prepare_jobs(ctx, calls)
-    ctx.append(
-        Message(role=Role.ASSISTANT, content=response.content, tool_calls=[j.call for j in jobs])
-    )
+    ctx.append(Message(Role.ASSISTANT, response.content, [j.call for j in jobs]))
     stop = check_limits(ctx, budgets=False) if ctx.guarded else None
     if stop is not None:
         for job in jobs:
@@ -128,21 +126,15 @@ def _tool_turn(
             ctx.record_tool_call(job.name, share + (extra if index == 0 else 0))
     for job in jobs:
         ctx.append(
-            Message(
-                role=Role.TOOL,
-                content=job.content,
-                tool_name=job.name,
-                tool_call_id=job.call_id,
-                tool_result=job.result,
-                is_error=not job.ok,
-            )
+            Message.tool_reply(job.name, job.call_id, job.content, job.result, not job.ok)
         )
-    ctx.emitter.emit("on_iteration_end", ctx.iteration, response)
+    if ctx.emitter.active:
+        ctx.emitter.emit("on_iteration_end", ctx.iteration, response)
     if stop is not None:
         return stop
-    terminal = next((job for job in jobs if job.terminal), None)
-    if terminal is not None:
-        return Message(role=Role.ASSISTANT, content=terminal.content), "terminal_tool"
+    for job in jobs:
+        if job.terminal:
+            return Message(Role.ASSISTANT, job.content), "terminal_tool"
     return None
 
 
@@ -315,17 +307,22 @@ def _read_tool_calls(ctx: RunContext, response: Message) -> list[ToolCall]:
     if reasoning:
         ctx.reasoning = reasoning
         ctx.reasoning_history.append(reasoning)
+    steps = ctx.trace.steps
     for call in calls:
         if not call.id:
             call.id = f"call_{os.urandom(6).hex()}"
-        ctx.record(
-            StepType.TOOL_SELECTION,
-            now(),
-            f"{call.tool_name}({_format_args(call.parameters)})",
-            call_id=call.id,
-            tool_name=call.tool_name,
-            tool_args=call.parameters,
-            reasoning=reasoning or None,
+        # a selection announces no event (STEP_EVENTS), so the step is only traced
+        steps.append(
+            TraceStep.tool_selection(
+                now(),
+                f"{call.tool_name}({_format_args(call.parameters)})",
+                ctx.run_id,
+                ctx.iteration,
+                call.id,
+                call.tool_name,
+                call.parameters,
+                reasoning or None,
+            )
         )
     ctx.tool_calls.extend(calls)
     return calls
