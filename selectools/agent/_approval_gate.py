@@ -41,10 +41,7 @@ def needs_gate(ctx: RunContext, jobs: list[ToolJob]) -> bool:
     config = ctx.config
     if config.tool_policy is not None or config.tool is not None:
         return True
-    for job in jobs:  # a loop, not any(<generator>): this runs on every tool turn
-        if job.tool is not None and job.tool.requires_approval:
-            return True
-    return False
+    return any(job.tool is not None and job.tool.requires_approval for job in jobs)
 
 
 def gate_jobs(ctx: RunContext, jobs: list[ToolJob]) -> Gate:
