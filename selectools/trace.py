@@ -284,6 +284,9 @@ _OPTIONAL_STEP_FIELDS = (
 class AgentTrace(RichDisplay):
     """The ordered steps of one run, with the run's id, parent and metadata."""
 
+    # one per run: slots make it cheaper to build
+    __slots__ = ("ended_at", "metadata", "parent_run_id", "run_id", "started_at", "steps")
+
     def __init__(
         self,
         run_id: str | None = None,

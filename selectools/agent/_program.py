@@ -337,5 +337,5 @@ def _prepare_jobs(ctx: RunContext, calls: list[ToolCall]) -> list[ToolJob]:
 
 
 def _format_args(parameters: dict[str, Any]) -> str:
-    text = ", ".join(f"{key}={value!r}" for key, value in parameters.items())
+    text = ", ".join([f"{key}={value!r}" for key, value in parameters.items()])
     return one_line(text, 80)
