@@ -105,7 +105,9 @@ def test_step_field_order_is_pinned_for_positional_construction():
         "result",
         "data",
     ]
-    selection = TraceStep.tool_selection(1.0, "search(q='x')", "run", 2, "c1", "search", {"q": "x"}, "why")
+    selection = TraceStep.tool_selection(
+        1.0, "search(q='x')", "run", 2, "c1", "search", {"q": "x"}, "why"
+    )
     assert selection == TraceStep(
         StepType.TOOL_SELECTION,
         1.0,

@@ -71,7 +71,14 @@ def run_program(ctx: RunContext) -> Program:
                 text = f"Provider error: {ctx.error or 'unknown error'}"
                 message, stop_reason = Message(role=Role.ASSISTANT, content=text), "provider_error"
                 break
-            calls = _read_tool_calls(ctx, response) if response.tool_calls or ctx.tools else None
+            content = response.content
+            calls = (
+                _read_tool_calls(ctx, response)
+                # native calls, or (text-mode tools) calls written in the text as JSON
+                if response.tool_calls
+                or (ctx.tools and isinstance(content, str) and "{" in content)
+                else None
+            )
             if not calls:
                 stop_reason = "final"
                 if ctx.response_format is not None:
@@ -125,9 +132,7 @@ def _tool_turn(
         for index, job in enumerate(runnable):
             ctx.record_tool_call(job.name, share + (extra if index == 0 else 0))
     for job in jobs:
-        ctx.append(
-            Message.tool_reply(job.name, job.call_id, job.content, job.result, not job.ok)
-        )
+        ctx.append(Message.tool_reply(job.name, job.call_id, job.content, job.result, not job.ok))
     if ctx.emitter.active:
         ctx.emitter.emit("on_iteration_end", ctx.iteration, response)
     if stop is not None:
@@ -292,16 +297,17 @@ def _provider_failed(
 
 
 def _read_tool_calls(ctx: RunContext, response: Message) -> list[ToolCall]:
-    """Native tool calls, else calls written in the text; records the reasoning."""
+    """Native tool calls, else calls written in the text; records the reasoning.
+
+    The caller checked that there are native calls or a text that may hold some.
+    """
     if response.tool_calls:
         calls = list(response.tool_calls)
         reasoning = response.text.strip()
-    elif ctx.tools and isinstance(response.content, str) and "{" in response.content:
-        parsed = ctx.agent.parser.parse(response.content)
+    else:
+        parsed = ctx.agent.parser.parse(response.text)
         calls = parsed.tool_calls
         reasoning = parsed.text.strip()
-    else:
-        return []
     if not calls:
         return []
     if reasoning:

@@ -256,5 +256,3 @@ def _error_content(tool_name: str, exc: BaseException) -> str:
     if isinstance(exc, ToolExecutionError):
         return f"Error executing tool '{tool_name}': {exc.error}"
     return f"Error executing tool '{tool_name}': {exc}"
-
-
