@@ -147,6 +147,82 @@ class TraceStep:
             data,
         )
 
+    @classmethod
+    def tool_selection(
+        cls,
+        at: float,
+        summary: str,
+        run_id: str,
+        iteration: int,
+        call_id: str,
+        tool_name: str,
+        tool_args: dict[str, Any],
+        reasoning: str | None,
+    ) -> TraceStep:
+        """The model asking for one tool call: an instant (it starts and ends at ``at``).
+
+        Positional for the same reason as :meth:`llm_call` (every tool call of every run).
+        """
+        return cls(
+            StepType.TOOL_SELECTION,
+            at,
+            at,
+            summary,
+            run_id,
+            iteration,
+            call_id,
+            0,  # lane
+            "ok",  # status
+            None,  # error
+            reasoning,
+            None,  # model
+            0,  # prompt_tokens
+            0,  # completion_tokens
+            0.0,  # cost_usd
+            tool_name,
+            tool_args,
+            None,  # result
+            {},  # data
+        )
+
+    @classmethod
+    def tool_execution(
+        cls,
+        started_at: float,
+        ended_at: float,
+        summary: str,
+        run_id: str,
+        iteration: int,
+        call_id: str,
+        lane: int,
+        tool_name: str,
+        tool_args: dict[str, Any],
+        result: str,
+        data: dict[str, Any],
+    ) -> TraceStep:
+        """A tool call that returned ``result``, positional like :meth:`llm_call`."""
+        return cls(
+            StepType.TOOL_EXECUTION,
+            started_at,
+            ended_at,
+            summary,
+            run_id,
+            iteration,
+            call_id,
+            lane,
+            "ok",  # status
+            None,  # error
+            None,  # reasoning
+            None,  # model
+            0,  # prompt_tokens
+            0,  # completion_tokens
+            0.0,  # cost_usd
+            tool_name,
+            tool_args,
+            result,
+            data,
+        )
+
     @property
     def duration_ms(self) -> float:
         return (self.ended_at - self.started_at) * 1000.0
@@ -207,6 +283,9 @@ _OPTIONAL_STEP_FIELDS = (
 
 class AgentTrace(RichDisplay):
     """The ordered steps of one run, with the run's id, parent and metadata."""
+
+    # one per run: slots make it cheaper to build
+    __slots__ = ("ended_at", "metadata", "parent_run_id", "run_id", "started_at", "steps")
 
     def __init__(
         self,

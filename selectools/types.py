@@ -120,6 +120,23 @@ class Message(RichDisplay):
         if self.content is None:
             self.content = ""
 
+    @classmethod
+    def tool_reply(
+        cls,
+        tool_name: str,
+        tool_call_id: str | None,
+        content: str,
+        tool_result: Any,
+        is_error: bool,
+    ) -> Message:
+        """The result of one tool call, as the agent appends it (once per call of every run).
+
+        Positional (field order, pinned by a test): keywords cost about 0.2 µs more.
+        """
+        return cls(
+            Role.TOOL, content, None, tool_name, tool_call_id, tool_result, None, None, is_error
+        )
+
     @property
     def text(self) -> str:
         """The message's text, with multimodal parts reduced to their text."""
@@ -213,7 +230,7 @@ class StreamChunk:
     restart: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class AgentResult(RichDisplay):
     """What a run produced: the final message plus everything needed to inspect it.
 

@@ -49,7 +49,7 @@ _USAGE_FIELDS = (
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class AgentUsage(RichDisplay):
     """Running totals across the calls of a run (or of an agent's lifetime).
 
@@ -71,10 +71,14 @@ class AgentUsage(RichDisplay):
         """Add one call's usage; with ``tool_name`` its tokens are attributed to that tool."""
         self.total_prompt_tokens += usage_stats.prompt_tokens
         self.total_completion_tokens += usage_stats.completion_tokens
-        self.total_tokens += usage_stats.total_tokens + usage_stats.embedding_tokens
-        self.total_cost_usd += usage_stats.cost_usd + usage_stats.embedding_cost_usd
-        self.total_embedding_tokens += usage_stats.embedding_tokens
-        self.total_embedding_cost_usd += usage_stats.embedding_cost_usd
+        if usage_stats.embedding_tokens or usage_stats.embedding_cost_usd:
+            self.total_tokens += usage_stats.total_tokens + usage_stats.embedding_tokens
+            self.total_cost_usd += usage_stats.cost_usd + usage_stats.embedding_cost_usd
+            self.total_embedding_tokens += usage_stats.embedding_tokens
+            self.total_embedding_cost_usd += usage_stats.embedding_cost_usd
+        else:  # an LLM call (every call of every run): the same sums without the zeros
+            self.total_tokens += usage_stats.total_tokens
+            self.total_cost_usd += usage_stats.cost_usd
         self.iterations.append(usage_stats)
         if tool_name is not None:
             self.record_tool_call(tool_name, usage_stats.total_tokens)

@@ -82,3 +82,19 @@ def test_prompt_builder_text_and_native_modes():
     custom = builder.build(tools, system_prompt="You are a medical assistant.")
     assert custom.startswith("You are a medical assistant.\n\nTool call contract:")
     assert builder.build([]) == "You are a helpful assistant."
+
+
+def test_prompt_schema_text_is_json_indented_and_follows_changes():
+    """The schema text equals ``json.dumps(schema, indent=2)``, whatever the values, and a
+    tool changed between builds is rendered anew (nothing stale is reused)."""
+    from selectools import tool
+
+    @tool(description="Größe in °C — «quoted»")
+    def measure(reading: float = 0.1, unit: str = "c", samples: int = 3) -> str:
+        return f"{reading}{unit}{samples}"
+
+    builder = PromptBuilder()
+    assert json.dumps(measure.schema(), indent=2) in builder.build([measure])
+    measure.description = "Now in kelvin"
+    text = builder.build([measure])
+    assert json.dumps(measure.schema(), indent=2) in text and "kelvin" in text

@@ -80,7 +80,8 @@ def test_step_types_compare_to_strings():
 
 
 def test_step_field_order_is_pinned_for_positional_construction():
-    """``TraceStep.llm_call`` builds steps positionally: a new field goes last, or update it."""
+    """The hot-path constructors (``llm_call``, ``tool_selection``, ``tool_execution``) are
+    positional: a new field goes last, or update them."""
     from dataclasses import fields
 
     assert [f.name for f in fields(TraceStep)] == [
@@ -104,6 +105,38 @@ def test_step_field_order_is_pinned_for_positional_construction():
         "result",
         "data",
     ]
+    selection = TraceStep.tool_selection(
+        1.0, "search(q='x')", "run", 2, "c1", "search", {"q": "x"}, "why"
+    )
+    assert selection == TraceStep(
+        StepType.TOOL_SELECTION,
+        1.0,
+        1.0,
+        summary="search(q='x')",
+        run_id="run",
+        iteration=2,
+        call_id="c1",
+        tool_name="search",
+        tool_args={"q": "x"},
+        reasoning="why",
+    )
+    execution = TraceStep.tool_execution(
+        1.0, 1.5, "search → ok", "run", 2, "c1", 3, "search", {"q": "x"}, "ok", {"chunks": 2}
+    )
+    assert execution == TraceStep(
+        StepType.TOOL_EXECUTION,
+        1.0,
+        1.5,
+        summary="search → ok",
+        run_id="run",
+        iteration=2,
+        call_id="c1",
+        lane=3,
+        tool_name="search",
+        tool_args={"q": "x"},
+        result="ok",
+        data={"chunks": 2},
+    )
     step = TraceStep.llm_call(1.0, 1.5, "m: 3 tokens", "run", 2, "m", 1, 2, 0.25, {"attempts": 2})
     assert step == TraceStep(
         StepType.LLM_CALL,

@@ -83,3 +83,51 @@ def test_agent_result_content_and_role_come_from_the_message():
 def test_stream_chunk_defaults():
     chunk = StreamChunk()
     assert (chunk.content, chunk.role, chunk.tool_calls) == ("", Role.ASSISTANT, None)
+
+
+def test_tool_reply_builds_the_tool_message_by_field_order():
+    """``Message.tool_reply`` builds positionally: a new field goes last, or update it."""
+    from dataclasses import fields
+
+    assert [f.name for f in fields(Message)] == [
+        "role",
+        "content",
+        "tool_calls",
+        "tool_name",
+        "tool_call_id",
+        "tool_result",
+        "image_path",
+        "image_base64",
+        "is_error",
+    ]
+    reply = Message.tool_reply("search", "call_1", "3 hits", {"hits": 3}, True)
+    assert reply == Message(
+        role=Role.TOOL,
+        content="3 hits",
+        tool_name="search",
+        tool_call_id="call_1",
+        tool_result={"hits": 3},
+        is_error=True,
+    )
+
+
+def test_agent_result_field_order_is_pinned_for_positional_construction():
+    """The agent builds its result positionally (RunContext.finish): a new field goes last."""
+    from dataclasses import fields
+
+    assert [f.name for f in fields(AgentResult)] == [
+        "message",
+        "iterations",
+        "tool_calls",
+        "tool_name",
+        "tool_args",
+        "usage",
+        "trace",
+        "parsed",
+        "reasoning",
+        "reasoning_history",
+        "provider_used",
+        "stop_reason",
+        "error",
+        "messages",
+    ]

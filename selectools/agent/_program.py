@@ -73,7 +73,14 @@ def run_program(ctx: RunContext) -> Program:
                 text = f"Provider error: {ctx.error or 'unknown error'}"
                 message, stop_reason = Message(role=Role.ASSISTANT, content=text), "provider_error"
                 break
-            calls = _read_tool_calls(ctx, response) if response.tool_calls or ctx.tools else None
+            content = response.content
+            calls = (
+                _read_tool_calls(ctx, response)
+                # native calls, or (text-mode tools) calls written in the text as JSON
+                if response.tool_calls
+                or (ctx.tools and isinstance(content, str) and "{" in content)
+                else None
+            )
             if not calls:
                 stop_reason = "final"
                 if ctx.response_format is not None:
@@ -112,9 +119,7 @@ def _tool_turn(
     """Gate and run one batch of tool calls; ``(message, stop reason)`` when the run ends."""
     config = ctx.config
     jobs = _prepare_jobs(ctx, calls)
-    ctx.append(
-        Message(role=Role.ASSISTANT, content=response.content, tool_calls=[j.call for j in jobs])
-    )
+    ctx.append(Message(Role.ASSISTANT, response.content, [j.call for j in jobs]))
     stop = check_limits(ctx, budgets=False) if ctx.guarded else None
     if stop is not None:
         for job in jobs:
@@ -131,22 +136,14 @@ def _tool_turn(
         for index, job in enumerate(runnable):
             ctx.record_tool_call(job.name, share + (extra if index == 0 else 0))
     for job in jobs:
-        ctx.append(
-            Message(
-                role=Role.TOOL,
-                content=job.content,
-                tool_name=job.name,
-                tool_call_id=job.call_id,
-                tool_result=job.result,
-                is_error=not job.ok,
-            )
-        )
-    ctx.emitter.emit("on_iteration_end", ctx.iteration, response)
+        ctx.append(Message.tool_reply(job.name, job.call_id, job.content, job.result, not job.ok))
+    if ctx.emitter.active:
+        ctx.emitter.emit("on_iteration_end", ctx.iteration, response)
     if stop is not None:
         return stop
-    terminal = next((job for job in jobs if job.terminal), None)
-    if terminal is not None:
-        return Message(role=Role.ASSISTANT, content=terminal.content), "terminal_tool"
+    for job in jobs:
+        if job.terminal:
+            return Message(Role.ASSISTANT, job.content), "terminal_tool"
     return None
 
 
@@ -306,32 +303,38 @@ def _provider_failed(
 
 
 def _read_tool_calls(ctx: RunContext, response: Message) -> list[ToolCall]:
-    """Native tool calls, else calls written in the text; records the reasoning."""
+    """Native tool calls, else calls written in the text; records the reasoning.
+
+    The caller checked that there are native calls or a text that may hold some.
+    """
     if response.tool_calls:
         calls = list(response.tool_calls)
         reasoning = response.text.strip()
-    elif ctx.tools and isinstance(response.content, str) and "{" in response.content:
-        parsed = ctx.agent.parser.parse(response.content)
+    else:
+        parsed = ctx.agent.parser.parse(response.text)
         calls = parsed.tool_calls
         reasoning = parsed.text.strip()
-    else:
-        return []
     if not calls:
         return []
     if reasoning:
         ctx.reasoning = reasoning
         ctx.reasoning_history.append(reasoning)
+    steps = ctx.trace.steps
     for call in calls:
         if not call.id:
             call.id = f"call_{os.urandom(6).hex()}"
-        ctx.record(
-            StepType.TOOL_SELECTION,
-            now(),
-            f"{call.tool_name}({_format_args(call.parameters)})",
-            call_id=call.id,
-            tool_name=call.tool_name,
-            tool_args=call.parameters,
-            reasoning=reasoning or None,
+        # a selection announces no event (STEP_EVENTS), so the step is only traced
+        steps.append(
+            TraceStep.tool_selection(
+                now(),
+                f"{call.tool_name}({_format_args(call.parameters)})",
+                ctx.run_id,
+                ctx.iteration,
+                call.id,
+                call.tool_name,
+                call.parameters,
+                reasoning or None,
+            )
         )
     ctx.tool_calls.extend(calls)
     return calls
@@ -346,5 +349,5 @@ def _prepare_jobs(ctx: RunContext, calls: list[ToolCall]) -> list[ToolJob]:
 
 
 def _format_args(parameters: dict[str, Any]) -> str:
-    text = ", ".join(f"{key}={value!r}" for key, value in parameters.items())
+    text = ", ".join([f"{key}={value!r}" for key, value in parameters.items()])
     return one_line(text, 80)

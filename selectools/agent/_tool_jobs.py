@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from .._async_bridge import shared_pool
 from .._text import one_line
 from ..exceptions import ToolExecutionError, ToolValidationError, UnknownToolError
-from ..trace import StepType, now
+from ..trace import StepType, TraceStep, now
 from ..types import ToolCall
 
 if TYPE_CHECKING:
@@ -89,14 +89,15 @@ class ToolJob:
     def _begin(self) -> None:
         self.started_at = now()
         ctx = self.ctx
-        ctx.emitter.emit(
-            "on_tool_start",
-            self.call_id,
-            self.name,
-            self.call.parameters,
-            iteration=ctx.iteration,
-            lane=self.lane,
-        )
+        if ctx.emitter.active:
+            ctx.emitter.emit(
+                "on_tool_start",
+                self.call_id,
+                self.name,
+                self.call.parameters,
+                iteration=ctx.iteration,
+                lane=self.lane,
+            )
 
     def _on_chunk(self, chunk: str) -> None:
         self.chunks += 1
@@ -115,20 +116,27 @@ class ToolJob:
         self.result = result
         self.content = result
         ctx = self.ctx
-        step = ctx.record(
-            StepType.TOOL_EXECUTION,
+        name = self.name
+        args = self.call.parameters
+        chunks = self.chunks
+        step = TraceStep.tool_execution(
             self.started_at,
-            f"{self.name} → {one_line(result, 60)}",
-            {"tool_args": self.call.parameters, "chunks": self.chunks},
-            ended=ended,
-            call_id=self.call_id,
-            lane=self.lane,
-            tool_name=self.name,
-            tool_args=self.call.parameters,
-            result=result,
-            data={"chunks": self.chunks} if self.chunks else {},
+            ended,
+            f"{name} → {one_line(result, 60)}",
+            ctx.run_id,
+            ctx.iteration,
+            self.call_id,
+            self.lane,
+            name,
+            args,
+            result,
+            {"chunks": chunks} if chunks else {},
         )
-        self._record_analytics(True, step.duration_ms)
+        ctx.trace.steps.append(step)
+        if ctx.emitter.active:
+            ctx.announce(step, {"tool_args": args, "chunks": chunks})
+        if ctx.agent.analytics is not None:
+            self._record_analytics(True, step.duration_ms)
 
     def _fail(self, exc: BaseException) -> None:
         ended = now()
@@ -253,5 +261,3 @@ def _error_content(tool_name: str, exc: BaseException) -> str:
     if isinstance(exc, ToolExecutionError):
         return f"Error executing tool '{tool_name}': {exc.error}"
     return f"Error executing tool '{tool_name}': {exc}"
-
-

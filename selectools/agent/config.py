@@ -105,20 +105,22 @@ class AgentConfig:
             )
         _require(
             isinstance(self.max_iterations, int) and self.max_iterations >= 1,
-            f"max_iterations must be an int >= 1, got {self.max_iterations!r}",
+            "max_iterations must be an int >= 1, got {!r}",
+            self.max_iterations,
         )
         _require(
             isinstance(self.max_retries, int) and self.max_retries >= 0,
-            f"max_retries must be an int >= 0, got {self.max_retries!r}",
+            "max_retries must be an int >= 0, got {!r}",
+            self.max_retries,
         )
-        _require(self.max_tokens > 0, f"max_tokens must be > 0, got {self.max_tokens!r}")
-        _require(self.temperature >= 0, f"temperature must be >= 0, got {self.temperature!r}")
+        _require(self.max_tokens > 0, "max_tokens must be > 0, got {!r}", self.max_tokens)
+        _require(self.temperature >= 0, "temperature must be >= 0, got {!r}", self.temperature)
         for knob in ("retry_backoff_seconds", "rate_limit_cooldown_seconds"):
             value = getattr(self, knob)
-            _require(value >= 0, f"{knob} must be >= 0, got {value!r}")
+            _require(value >= 0, "{} must be >= 0, got {!r}", knob, value)
         for knob in ("request_timeout", "tool_timeout_seconds"):
             value = getattr(self, knob)
-            _require(value is None or value > 0, f"{knob} must be > 0 or None, got {value!r}")
+            _require(value is None or value > 0, "{} must be > 0 or None, got {!r}", knob, value)
         if not isinstance(self.observers, list):
             self.observers = list(self.observers)
         self._check_features()
@@ -128,19 +130,23 @@ class AgentConfig:
         _require(
             self.max_total_tokens is None
             or (type(self.max_total_tokens) is int and self.max_total_tokens > 0),
-            f"max_total_tokens must be an int > 0 or None, got {self.max_total_tokens!r}",
+            "max_total_tokens must be an int > 0 or None, got {!r}",
+            self.max_total_tokens,
         )
         _require(
             self.max_cost_usd is None or _positive(self.max_cost_usd),
-            f"max_cost_usd must be > 0 or None, got {self.max_cost_usd!r}",
+            "max_cost_usd must be > 0 or None, got {!r}",
+            self.max_cost_usd,
         )
         _require(
             _positive(self.approval_timeout),
-            f"approval_timeout must be > 0 seconds, got {self.approval_timeout!r}",
+            "approval_timeout must be > 0 seconds, got {!r}",
+            self.approval_timeout,
         )
         _require(
             type(self.summarize_max_tokens) is int and self.summarize_max_tokens > 0,
-            f"summarize_max_tokens must be an int > 0, got {self.summarize_max_tokens!r}",
+            "summarize_max_tokens must be an int > 0, got {!r}",
+            self.summarize_max_tokens,
         )
         _expect(self.cache, ("get", "set"), "cache", "InMemoryCache(...) or RedisCache(...)")
         _expect(self.tool_policy, ("evaluate",), "tool_policy", "ToolPolicy(...)")
@@ -205,9 +211,13 @@ def effective_model(config: AgentConfig, provider: Any) -> str:
     return str(model)
 
 
-def _require(condition: bool, message: str) -> None:
+def _require(condition: bool, message: str, *values: Any) -> None:
+    """Raise ``ValueError`` with ``message.format(*values)`` unless ``condition``.
+
+    The message is formatted only on failure: every agent builds a config.
+    """
     if not condition:
-        raise ValueError(f"AgentConfig: {message}")
+        raise ValueError("AgentConfig: " + message.format(*values))
 
 
 def _positive(value: Any) -> bool:

@@ -57,8 +57,8 @@ def complete(provider: Any, request: LLMRequest) -> tuple[Message, UsageStats]:
         return provider._complete(request)
     method = getattr(provider, "complete", None)
     if method is not None:
-        return method(**request.kwargs())
-    return run_sync(provider.acomplete(**request.kwargs()))
+        return request.call(method)
+    return run_sync(request.call(provider.acomplete))
 
 
 async def acomplete(provider: Any, request: LLMRequest) -> tuple[Message, UsageStats]:

@@ -18,9 +18,9 @@ sets ``stream_tool_calls = True`` (all selectools providers do); see
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from ..exceptions import ProviderError
 from ..types import Message, ToolCall, text_content
@@ -41,6 +41,7 @@ __all__ = [
 ]
 
 StreamItem = str | ToolCall | UsageStats
+_T = TypeVar("_T")
 
 
 @dataclass(slots=True)
@@ -57,6 +58,22 @@ class LLMRequest:
     temperature: float = 0.0
     max_tokens: int = 1000
     timeout: float | None = None
+
+    def call(self, method: Callable[..., _T]) -> _T:
+        """``method(**self.kwargs())`` without building the dict: how a keyword provider is called.
+
+        Every model call of a user's provider goes through here, so the keywords
+        are spelled out (same names as :meth:`kwargs`).
+        """
+        return method(
+            model=self.model,
+            system_prompt=self.system_prompt,
+            messages=self.messages,
+            tools=self.tools,
+            temperature=self.temperature,
+            max_tokens=self.max_tokens,
+            timeout=self.timeout,
+        )
 
     def kwargs(self) -> dict[str, Any]:
         """The request as the keyword arguments of the documented protocol."""
