@@ -27,13 +27,14 @@ if TYPE_CHECKING:
 
 __all__ = ["STEP_EVENTS", "AgentTrace", "StepType", "TraceStep", "now", "trace_to_json"]
 
-_EPOCH_ANCHOR = time.time()
-_PERF_ANCHOR = time.perf_counter()
+# epoch seconds = perf_counter() + _CLOCK_OFFSET, fixed once per process
+_CLOCK_OFFSET = time.time() - time.perf_counter()
+_perf_counter = time.perf_counter
 
 
 def now() -> float:
     """Current time in epoch seconds, read from a monotonic clock (never jumps back)."""
-    return _EPOCH_ANCHOR + (time.perf_counter() - _PERF_ANCHOR)
+    return _perf_counter() + _CLOCK_OFFSET
 
 
 class StepType(str, Enum):
