@@ -335,7 +335,9 @@ class LoggingObserver(AgentObserver):
     """Writes every event as one JSON line to Python ``logging`` (for Datadog, ELK …)."""
 
     def __init__(
-        self, logger: logging.Logger | str = "selectools", level: int = 20  # logging.INFO
+        self,
+        logger: logging.Logger | str = "selectools",
+        level: int = 20,  # logging.INFO
     ) -> None:
         import logging
 

@@ -141,9 +141,13 @@ def violations(root: Path) -> list[Violation]:
             if found and (found[-1].path, found[-1].line) == (shown, line):
                 continue  # one report per import statement
             if _matches(name, NOTEBOOK_ONLY) and (module, function) not in ENTRY_POINTS:
-                found.append(Violation(shown, line, name, "notebook stack outside selectools/notebook/"))
+                found.append(
+                    Violation(shown, line, name, "notebook stack outside selectools/notebook/")
+                )
             elif _matches(name, FUNCTION_LEVEL_ONLY) and function is None and not type_checking:
-                found.append(Violation(shown, line, name, "module-level import of an optional extra"))
+                found.append(
+                    Violation(shown, line, name, "module-level import of an optional extra")
+                )
     return found
 
 

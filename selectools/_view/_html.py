@@ -146,8 +146,6 @@ def plural(count: int, word: str) -> str:
     return f"{count:,} {word}" + ("" if count == 1 else "s")
 
 
-
-
 def json_text(value: Any, *, indent: int | None = None) -> str:
     """``value`` as JSON when it can be (tool arguments, parsed output), else ``repr``."""
     try:

@@ -259,7 +259,12 @@ def _parameters(tool: ToolLike) -> list[tuple[str, str, bool, str]]:
     parameters = tool.schema().get("parameters") or {}
     required = set(parameters.get("required") or ())
     return [
-        (str(name), str(prop.get("type", "any")), name in required, str(prop.get("description", "")))
+        (
+            str(name),
+            str(prop.get("type", "any")),
+            name in required,
+            str(prop.get("description", "")),
+        )
         for name, prop in (parameters.get("properties") or {}).items()
     ]
 

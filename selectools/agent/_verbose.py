@@ -10,8 +10,6 @@ from ..observer import AgentObserver
 __all__ = ["VerboseObserver"]
 
 
-
-
 class VerboseObserver(AgentObserver):
     """Prints iterations, model calls with tokens and cost, tool calls and errors."""
 
@@ -59,7 +57,9 @@ class VerboseObserver(AgentObserver):
 
     def on_structured_validate(self, run_id: str, success: bool, attempt: int, error: Any) -> None:
         if not success:
-            print(f"{self.prefix} answer {attempt} did not match response_format: {one_line(error, 80)}")
+            print(
+                f"{self.prefix} answer {attempt} did not match response_format: {one_line(error, 80)}"
+            )
 
     def on_policy_decision(
         self, run_id: str, tool_name: str, decision: Any, reason: str, tool_args: Any

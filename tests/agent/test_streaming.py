@@ -197,7 +197,14 @@ class DocumentedProvider:
         self.used = []
 
     def complete(
-        self, *, model, system_prompt, messages, tools=None, temperature=0.0, max_tokens=1000,
+        self,
+        *,
+        model,
+        system_prompt,
+        messages,
+        tools=None,
+        temperature=0.0,
+        max_tokens=1000,
         timeout=None,
     ):
         self.used.append("complete")
@@ -210,7 +217,14 @@ class DocumentedProvider:
         yield from _pieces(text)
 
     async def acomplete(
-        self, *, model, system_prompt, messages, tools=None, temperature=0.0, max_tokens=1000,
+        self,
+        *,
+        model,
+        system_prompt,
+        messages,
+        tools=None,
+        temperature=0.0,
+        max_tokens=1000,
         timeout=None,
     ):
         self.used.append("acomplete")
@@ -218,7 +232,14 @@ class DocumentedProvider:
         return Message(role=Role.ASSISTANT, content=text, tool_calls=calls), _usage(self.name)
 
     async def astream(
-        self, *, model, system_prompt, messages, tools=None, temperature=0.0, max_tokens=1000,
+        self,
+        *,
+        model,
+        system_prompt,
+        messages,
+        tools=None,
+        temperature=0.0,
+        max_tokens=1000,
         timeout=None,
     ):
         self.used.append("astream")
@@ -313,6 +334,7 @@ def test_sync_only_async_only_and_text_stream_providers_under_every_entry_point(
 
 def test_partial_providers_under_fallback_provider():
     for make in (SyncOnly, AsyncOnly, TextStreamOnly, DocumentedProvider):
+
         def wrapped(make=make):
             return FallbackProvider([make()])
 

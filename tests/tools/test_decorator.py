@@ -96,7 +96,9 @@ def test_flags_and_defaults() -> None:
 
 def test_an_unknown_option_is_named_with_the_options_there_are() -> None:
     """``screen_output`` is left out until output screening exists (the guardrails issue)."""
-    with pytest.raises(TypeError, match=r"unexpected option\(s\) 'screen_output'; its options are: name"):
+    with pytest.raises(
+        TypeError, match=r"unexpected option\(s\) 'screen_output'; its options are: name"
+    ):
         tool(screen_output=True)
     with pytest.raises(TypeError, match=r"@registry.tool\(\) got unexpected option\(s\) 'bogus'"):
         ToolRegistry().tool(bogus=1)
@@ -110,16 +112,21 @@ def test_tool_options_are_one_value_passed_through() -> None:
         return x + key
 
     made = Tool("f", "F.", [ToolParameter("x", str, "x")], f, options=options)
-    assert (made.terminal, made.requires_approval, made.injected_kwargs) == (True, True, {"key": "k"})
+    assert (made.terminal, made.requires_approval, made.injected_kwargs) == (
+        True,
+        True,
+        {"key": "k"},
+    )
     assert made.execute({"x": "a"}) == "ak"
-
 
 
 def test_the_typed_keywords_match_the_options() -> None:
     """``ToolKeywords`` (type checkers only) spells the same fields as ``ToolOptions``."""
     tree = ast.parse(Path(selectools.tools._options.__file__).read_text())
     keywords = next(
-        node for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and node.name == "ToolKeywords"
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef) and node.name == "ToolKeywords"
     )
     names = [n.target.id for n in keywords.body if isinstance(n, ast.AnnAssign)]
     assert names == [f.name for f in fields(ToolOptions)]
