@@ -82,7 +82,7 @@ class SelectoolsMagics(Magics):
         %selectools provider=auto                       a provider whose key is set, else offline
         %selectools display=text                        print plain text (auto, live or text)
 
-        Providers: openai, anthropic, gemini, ollama, local (offline echo), scripted
+        Providers: openai, azure_openai, anthropic, gemini, ollama, local (offline echo), scripted
         (the notebook's ScriptedProvider), auto, or any provider variable.
         """
         with _usage_errors():

@@ -522,3 +522,12 @@ def test_auto_picks_a_provider_whose_key_is_set(shell, monkeypatch):
     assert "provider: auto → openai" in repr(shell.run_line_magic("selectools", ""))
     provider = build_provider("auto", shell.user_ns)
     assert type(provider).__name__ == "OpenAIProvider"  # built, no request made
+
+
+def test_selectools_help_names_every_registered_provider():
+    from selectools.notebook.magics import SelectoolsMagics
+    from selectools.notebook.providers import PROVIDERS
+
+    doc = " ".join(SelectoolsMagics.selectools.__doc__.split())
+    for name in PROVIDERS:
+        assert name in doc, name
