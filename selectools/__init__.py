@@ -51,6 +51,12 @@ _EXPORTS: dict[str, str] = {
     "LLMRequest": ".providers.base",
     "FallbackProvider": ".providers.fallback",
     **{spec.class_name: f".providers.{spec.module}" for spec in PROVIDER_SPECS},
+    # scheduled agents
+    "AgentScheduler": ".scheduler",
+    "ScheduledJob": ".scheduler",
+    "JobResult": ".scheduler",
+    "cron": ".scheduler",
+    "every": ".scheduler",
     # observers and traces
     "AgentObserver": ".observer",
     "AsyncAgentObserver": ".observer",
@@ -145,6 +151,13 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         CacheKeyBuilder as CacheKeyBuilder,
         CacheStats as CacheStats,
         InMemoryCache as InMemoryCache,
+    )
+    from .scheduler import (
+        AgentScheduler as AgentScheduler,
+        JobResult as JobResult,
+        ScheduledJob as ScheduledJob,
+        cron as cron,
+        every as every,
     )
     from .cancellation import (
         CancellationToken as CancellationToken,

@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING, Any
 __all__ = [
     "LiveRun",
     "NotebookUsageError",
+    "SchedulerView",
     "load_ipython_extension",
     "run_live",
+    "show_scheduler",
     "trace_gantt",
     "trace_to_dataframe",
     "unload_ipython_extension",
@@ -27,6 +29,8 @@ _EXPORTS = {
     "NotebookUsageError": ".errors",
     "load_ipython_extension": ".extension",
     "run_live": ".live",
+    "SchedulerView": ".scheduler",
+    "show_scheduler": ".scheduler",
     "trace_gantt": "selectools._view.charts",
     "trace_to_dataframe": "selectools._view.charts",
     "unload_ipython_extension": ".extension",
@@ -51,3 +55,4 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .errors import NotebookUsageError
     from .extension import load_ipython_extension, unload_ipython_extension
     from .live import LiveRun, run_live
+    from .scheduler import SchedulerView, show_scheduler
