@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .tools import ToolLike
 
-__all__ = ["DEFAULT_INSTRUCTIONS", "TOOL_CALL_CONTRACT", "PromptBuilder"]
+__all__ = ["DEFAULT_INSTRUCTIONS", "REASONING_STRATEGIES", "TOOL_CALL_CONTRACT", "PromptBuilder"]
 
 DEFAULT_INSTRUCTIONS = "You are an assistant that can call tools when helpful."
 NO_TOOLS_INSTRUCTIONS = "You are a helpful assistant."
@@ -27,12 +27,42 @@ TOOL_CALL_CONTRACT = (
     "- Wait for tool results before giving a final answer"
 )
 
+#: ``PromptBuilder(reasoning_strategy=...)``: how the model is asked to reason. The
+#: text follows the instructions; make each step visible and bounded with
+#: :mod:`selectools.toolbox.reasoning_tools`.
+REASONING_STRATEGIES: dict[str, str] = {
+    "react": (
+        "Reasoning approach (ReAct): work in cycles. Before each action, state in one or two "
+        "sentences what you know and what you need next (Thought), then take one action such "
+        "as a tool call (Action), then read its result (Observation) and decide the next "
+        "Thought. Stop when the observations answer the question, and give the final answer."
+    ),
+    "cot": (
+        "Reasoning approach (chain of thought): before answering, reason step by step. Break "
+        "the problem into parts, solve them in order, check each intermediate result, and "
+        "only then state the final answer."
+    ),
+}
+
 
 class PromptBuilder:
-    """Builds the system prompt for a set of tools."""
+    """Builds the system prompt for a set of tools.
 
-    def __init__(self, base_instructions: str | None = None) -> None:
+    ``reasoning_strategy`` (``"react"`` or ``"cot"``, see
+    :data:`REASONING_STRATEGIES`) adds how the model should reason after the
+    instructions; ``None`` (default) adds nothing.
+    """
+
+    def __init__(
+        self, base_instructions: str | None = None, reasoning_strategy: str | None = None
+    ) -> None:
+        if reasoning_strategy is not None and reasoning_strategy not in REASONING_STRATEGIES:
+            raise ValueError(
+                f"unknown reasoning_strategy {reasoning_strategy!r}; "
+                f"use one of {sorted(REASONING_STRATEGIES)} or None"
+            )
         self.base_instructions = base_instructions
+        self.reasoning_strategy = reasoning_strategy
 
     def build(
         self,
@@ -48,6 +78,8 @@ class PromptBuilder:
             instructions = self.base_instructions
         else:
             instructions = DEFAULT_INSTRUCTIONS if tools else NO_TOOLS_INSTRUCTIONS
+        if self.reasoning_strategy is not None:
+            instructions = f"{instructions}\n\n{REASONING_STRATEGIES[self.reasoning_strategy]}"
         if not tools or native_tools:
             return instructions
         schemas = "\n\n".join(_indented(json.dumps(t.schema())) for t in tools)

@@ -90,6 +90,8 @@ class AgentConfig:
     # identity and instructions
     name: str = "agent"
     system_prompt: str | None = None
+    #: how the system prompt asks the model to reason: "react", "cot" or None
+    reasoning_strategy: str | None = None
     # grouped settings: structured-output retry budget, approval gate
     retry: RetryConfig = field(default_factory=RetryConfig)
     tool: ToolConfig | None = None
@@ -123,6 +125,16 @@ class AgentConfig:
             _require(value is None or value > 0, "{} must be > 0 or None, got {!r}", knob, value)
         if not isinstance(self.observers, list):
             self.observers = list(self.observers)
+        if self.reasoning_strategy is not None:
+            from ..prompt import REASONING_STRATEGIES
+
+            _require(
+                self.reasoning_strategy in REASONING_STRATEGIES,
+                "reasoning_strategy must be one of "
+                + str(sorted(REASONING_STRATEGIES))
+                + " or None, got {!r}",
+                self.reasoning_strategy,
+            )
         self._check_features()
 
     def _check_features(self) -> None:

@@ -133,7 +133,7 @@ class Agent(RichDisplay):
                     "Use selectools.ConversationMemory or add those methods."
                 )
         self.memory = memory
-        self.prompt_builder = PromptBuilder()
+        self.prompt_builder = PromptBuilder(reasoning_strategy=config.reasoning_strategy)
         self.parser = ToolCallParser()
         self.usage = AgentUsage()
         self.analytics: AgentAnalytics | None = None
