@@ -30,17 +30,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider  # noqa: E402
-from opentelemetry.sdk.trace.export import (  # noqa: E402
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import (
     SimpleSpanProcessor,
     SpanExporter,
     SpanExportResult,
 )
 
-from selectools import Agent, AgentConfig, tool  # noqa: E402
-from selectools.observe import OTelObserver  # noqa: E402
-from selectools.testing import ScriptedProvider, reply, tool_call  # noqa: E402
-from selectools.testing.fake_server import FakeLLMServer  # noqa: E402
+from selectools import Agent, AgentConfig, tool
+from selectools.observe import OTelObserver
+from selectools.testing import ScriptedProvider, reply, tool_call
+from selectools.testing.fake_server import FakeLLMServer
 
 TARGET = 2.0
 

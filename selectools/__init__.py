@@ -152,13 +152,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         CacheStats as CacheStats,
         InMemoryCache as InMemoryCache,
     )
-    from .scheduler import (
-        AgentScheduler as AgentScheduler,
-        JobResult as JobResult,
-        ScheduledJob as ScheduledJob,
-        cron as cron,
-        every as every,
-    )
     from .cancellation import (
         CancellationToken as CancellationToken,
     )
@@ -232,6 +225,13 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     )
     from .providers.stubs import (
         LocalProvider as LocalProvider,
+    )
+    from .scheduler import (
+        AgentScheduler as AgentScheduler,
+        JobResult as JobResult,
+        ScheduledJob as ScheduledJob,
+        cron as cron,
+        every as every,
     )
     from .stability import (
         beta as beta,

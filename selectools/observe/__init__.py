@@ -28,10 +28,11 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .langfuse import LangfuseObserver as LangfuseObserver
-    from .otel import AsyncOTelObserver as AsyncOTelObserver
-    from .otel import OTelObserver as OTelObserver
-    from .trace_store import InMemoryTraceStore as InMemoryTraceStore
-    from .trace_store import JSONLTraceStore as JSONLTraceStore
-    from .trace_store import SQLiteTraceStore as SQLiteTraceStore
-    from .trace_store import TraceStore as TraceStore
-    from .trace_store import TraceSummary as TraceSummary
+    from .otel import AsyncOTelObserver as AsyncOTelObserver, OTelObserver as OTelObserver
+    from .trace_store import (
+        InMemoryTraceStore as InMemoryTraceStore,
+        JSONLTraceStore as JSONLTraceStore,
+        SQLiteTraceStore as SQLiteTraceStore,
+        TraceStore as TraceStore,
+        TraceSummary as TraceSummary,
+    )

@@ -27,8 +27,7 @@ from ..stability import beta
 from ..trace import AgentTrace, StepType, now
 
 try:
-    from opentelemetry import context as otel_context
-    from opentelemetry import trace as otel_trace
+    from opentelemetry import context as otel_context, trace as otel_trace
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         "OTelObserver needs opentelemetry-api: pip install 'selectools[observe]' "
@@ -36,8 +35,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 if TYPE_CHECKING:
-    from ..types import AgentResult
-    from ..types import Message as _Message
+    from ..types import AgentResult, Message as _Message
 
 __all__ = ["AsyncOTelObserver", "OTelObserver"]
 
@@ -91,6 +89,10 @@ class _Exporter:
         if run is None:
             return
         trace = result.trace
+        if trace is None:  # a result built by hand: nothing to draw
+            with self._lock:
+                self._runs.pop(run_id, None)
+            return
         if trace.parent_run_id is not None:
             with self._lock:
                 parent = self._runs.get(trace.parent_run_id)
@@ -212,7 +214,7 @@ class _Exporter:
                 )
                 tool_spans.append((start, end, span))
             else:
-                attributes = {
+                attributes: dict[str, Any] = {
                     "selectools.summary": step.summary,
                     "selectools.iteration": step.iteration,
                 }

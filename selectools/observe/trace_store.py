@@ -198,7 +198,8 @@ class TraceStoreObserver(AgentObserver):
         self.store = store
 
     def on_run_end(self, run_id: str, result: AgentResult) -> None:
-        self.store.save(result.trace)
+        if result.trace is not None:
+            self.store.save(result.trace)
 
 
 @beta
@@ -363,7 +364,8 @@ class SQLiteTraceStore(TraceStore):
         metadata: Mapping[str, Any] | None = None,
         limit: int | None = None,
     ) -> list[AgentTrace]:
-        clauses, params = [], []
+        clauses: list[str] = []
+        params: list[Any] = []
         if run_id is not None:
             clauses.append("run_id = ?")
             params.append(run_id)

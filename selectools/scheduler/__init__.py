@@ -6,8 +6,8 @@ policies (anchored cadence, coalesced missed slots, no overlap, isolation).
 
 from __future__ import annotations
 
-from ._schedules import CronSchedule, Interval, Schedule, ScheduleError, cron, every
 from ._scheduler import AgentScheduler, JobResult, ScheduledJob
+from ._schedules import CronSchedule, Interval, Schedule, ScheduleError, cron, every
 
 __all__ = [
     "AgentScheduler",

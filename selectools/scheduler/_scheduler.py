@@ -219,13 +219,16 @@ class AgentScheduler:
         job.running = False
         job.last_result = result
         self.results.append(result)
-        callbacks: list[Callable[[JobResult], Any]] = [job.on_result] if job.on_result else []
-        callbacks += [lambda r, listener=listener: listener(self, r) for listener in self.listeners]
-        for callback in callbacks:
+        if job.on_result is not None:
             try:
-                callback(result)
+                job.on_result(result)
             except Exception:
                 _log.warning("on_result callback of job %r raised", job.name, exc_info=True)
+        for listener in list(self.listeners):
+            try:
+                listener(self, result)
+            except Exception:
+                _log.warning("scheduler listener %r raised", listener, exc_info=True)
         return result
 
     def _fire_sync(self, job: ScheduledJob, moment: datetime) -> JobResult:

@@ -6,8 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 from croniter import croniter
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from selectools import cron, every
 from selectools.scheduler import ScheduleError
