@@ -140,8 +140,13 @@ def test_failed_tool_span_is_marked_as_an_error(collector, observer):
     assert "index offline" in attrs["langfuse.observation.status_message"]
 
 
-def test_the_observer_leaves_the_global_tracer_provider_alone(observer):
-    assert isinstance(otel_trace.get_tracer_provider(), otel_trace.ProxyTracerProvider)
+def test_the_observer_leaves_the_global_tracer_provider_alone(collector):
+    before = otel_trace.get_tracer_provider()
+    obs = LangfuseObserver(public_key="pk-lf-global", secret_key="sk-lf-global", host=collector.url)
+    try:
+        assert otel_trace.get_tracer_provider() is before
+    finally:
+        obs.shutdown()
 
 
 def test_explicit_keys_and_host(collector):

@@ -8,7 +8,6 @@ import sys
 import textwrap
 
 import pytest
-from opentelemetry import trace as otel_trace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -211,13 +210,32 @@ def test_async_observer_in_arun(exporter, provider):
 
 
 def test_no_tracer_provider_means_nothing_recorded():
-    observer = OTelObserver()
-    assert isinstance(otel_trace.get_tracer_provider(), otel_trace.ProxyTracerProvider)
-    agent = _agent(observer, "hi")
-    agent.run("hi")
-    assert observer._core._runs == {}
-    assert observer._core.tracer() is None
-    assert repr(observer) == "OTelObserver(tracer_name='selectools')"
+    """In a fresh process (no provider was ever set): the observer stays a no-op."""
+    code = textwrap.dedent(
+        """
+        from opentelemetry import trace
+        from selectools import Agent, AgentConfig
+        from selectools.observe import OTelObserver
+        from selectools.testing import ScriptedProvider
+
+        observer = OTelObserver()
+        agent = Agent(
+            tools=[], provider=ScriptedProvider(["hi"]), config=AgentConfig(observers=[observer])
+        )
+        print(agent.run("hi").content)
+        print(type(trace.get_tracer_provider()).__name__)
+        print(observer._core._runs, observer._core.tracer(), repr(observer))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "hi",
+        "ProxyTracerProvider",
+        "{} None OTelObserver(tracer_name='selectools')",
+    ]
 
 
 def test_documented_global_setup_in_a_fresh_process():

@@ -35,6 +35,10 @@ PAGES = {  # pages of the doc set whose python blocks the catalogue must account
     "docs/modules/USAGE.md",
     "docs/modules/STABILITY.md",
     "docs/modules/EXCEPTIONS.md",
+    "docs/modules/OTEL.md",
+    "docs/modules/LANGFUSE.md",
+    "docs/modules/SCHEDULER.md",
+    "docs/modules/REASONING_TOOLS.md",
 }
 
 pytestmark = pytest.mark.skipif(
