@@ -34,6 +34,9 @@ def test_readme_examples_run(monkeypatch, tmp_path):
     assert "[('get_price', True)]\n" in printed  # the filtered observer saw the tool end
     assert "HELLO\n" in printed  # a ToolLike that is not a function wrapper ran
     assert namespace["result"].content == "Hello from the fake server!"
+    assert "$999. ['think']\n" in printed  # a scheduled run used a reasoning tool
+    # the OTel spans of that run, then the one run the trace store kept
+    assert "['agent.run', 'gen_ai.llm.call', 'gen_ai.tool.execution']\n1\n" in printed
 
 
 @pytest.mark.parametrize("command", ['pip install -e ".[dev]" && python -m pytest'])
