@@ -25,6 +25,7 @@ In pytest, a fixture is two lines::
 from __future__ import annotations
 
 import json
+import socket
 import sys
 import threading
 import traceback
@@ -65,6 +66,12 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "FakeLLMServer/1.0"
     timeout = 60
     server: _HTTPServer
+
+    def setup(self) -> None:
+        super().setup()
+        # headers and body go out as separate writes: without TCP_NODELAY, Nagle holds the
+        # body until the client's delayed ACK (~40 ms per request on Linux)
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def do_POST(self) -> None:
         self.server.fake._handle(self)
