@@ -189,12 +189,23 @@ _NO_HANDLERS: dict[str, list[Callable[..., Any]]] = {}
 _NO_GENERIC: dict[str, list[Any]] = {}
 _NOTHING: list[Any] = []
 _NO_TASKS: set[asyncio.Future[Any]] = set()
+_NONE_WANTED: frozenset[str] = frozenset()
+_ALL_WANTED: frozenset[str] = frozenset(EVENTS)
 
 
 class EventEmitter:
     """Delivers events of one run to its observers; never lets an observer break the run."""
 
-    __slots__ = ("_async_targets", "_generic", "_handlers", "_tasks", "active", "pending", "run_id")
+    __slots__ = (
+        "_async_targets",
+        "_generic",
+        "_handlers",
+        "_tasks",
+        "active",
+        "pending",
+        "run_id",
+        "wanted",
+    )
 
     def __init__(self, run_id: str, observers: Sequence[Any], async_mode: bool = False) -> None:
         self.run_id = run_id
@@ -206,6 +217,7 @@ class EventEmitter:
             self.pending: list[Event] = _NOTHING
             self._tasks: set[asyncio.Future[Any]] = _NO_TASKS
             self.active = False
+            self.wanted: frozenset[str] = _NONE_WANTED
             return
         # per event, the bound callbacks and the on_event observers that want it:
         # an event nobody wants costs two dict misses
@@ -230,6 +242,10 @@ class EventEmitter:
                 for name in EVENTS if wanted is None else wanted:
                     self._generic.setdefault(name, []).append(observer)
         self.active = bool(self._handlers or self._generic or self._async_targets)
+        # the events some observer receives: a caller can skip building the arguments of others
+        self.wanted = (
+            _ALL_WANTED if self._async_targets else frozenset(self._handlers).union(self._generic)
+        )
 
     def emit(self, name: EventName, *args: Any, **extras: Any) -> None:
         """Call ``name`` on every observer that implements it (args follow ``run_id``)."""

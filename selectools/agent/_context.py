@@ -160,7 +160,8 @@ class RunContext:
         Extras: ``iteration``, ``call_id``/``lane`` for steps of a tool call, and
         every key of ``announce`` that is not a parameter of the events.
         """
-        names = STEP_EVENTS[step.type][step.status == "error"]
+        wanted = self.emitter.wanted
+        names = [name for name in STEP_EVENTS[step.type][step.status == "error"] if name in wanted]
         if not names:
             return
         given = announce or {}
