@@ -234,10 +234,7 @@ def check_url(url: str | httpx.URL, policy: NetPolicy | None = None) -> Target:
     import httpx
 
     policy = policy or NetPolicy()
-    try:
-        parsed = httpx.URL(url) if isinstance(url, str) else url
-    except httpx.InvalidURL as exc:
-        raise BlockedURLError(str(url), "", f"invalid URL: {exc}") from None
+    parsed = _parse(url) if isinstance(url, str) else url
     text = str(parsed)
     scheme = parsed.scheme.lower()
     if scheme not in ("http", "https"):
@@ -270,6 +267,26 @@ def check_url(url: str | httpx.URL, policy: NetPolicy | None = None) -> Target:
                 raise BlockedURLError(text, host, why, str(address))
         vetted.append(str(address))
     return Target(parsed, host, port, tuple(dict.fromkeys(vetted)))
+
+
+def _parse(url: str, params: Mapping[str, Any] | None = None) -> httpx.URL:
+    """``httpx.URL(url)``; a URL httpx rejects is refused, naming an inward host if it has one."""
+    import httpx
+
+    try:
+        return httpx.URL(url, params=dict(params)) if params else httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        from urllib.parse import urlsplit
+
+        try:
+            host = urlsplit(url).hostname or ""
+        except ValueError:
+            host = ""
+        literal = _literal(host) if host else None
+        why = classify(literal) if literal is not None else None
+        if why is not None:
+            raise BlockedURLError(url, host, why, str(literal)) from None
+        raise BlockedURLError(url, host, f"invalid URL: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -318,7 +335,7 @@ def guarded_request(
 
     policy = policy or NetPolicy()
     method = method.upper()
-    current = httpx.URL(url, params=dict(params) if params else None)
+    current = _parse(url, params)
     send_headers = {str(k): str(v) for k, v in (headers or {}).items()}
     body = json
     with httpx.Client(
