@@ -83,7 +83,9 @@ class BlockedURLError(SelectoolsError):
         self.host = host
         self.reason = reason
         self.address = address
-        where = f"host {host!r}" + (f" resolves to {address}" if address and address != host else "")
+        where = f"host {host!r}" + (
+            f" resolves to {address}" if address and address != host else ""
+        )
         body = [
             f"URL: {url}",
             f"Refused: {where} ({reason})",
@@ -142,7 +144,9 @@ class NetPolicy:
         return [n for n in (_as_network(h) for h in self.allow_hosts) if n is not None]
 
     def allows_address(self, address: IPAddress) -> bool:
-        return any(address in net for net in self._allowed_networks() if net.version == address.version)
+        return any(
+            address in net for net in self._allowed_networks() if net.version == address.version
+        )
 
 
 def _as_network(text: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
@@ -231,7 +235,6 @@ class Target:
 
 def check_url(url: str | httpx.URL, policy: NetPolicy | None = None) -> Target:
     """Vet one hop; raise :class:`BlockedURLError` unless every address it resolves to is allowed."""
-    import httpx
 
     policy = policy or NetPolicy()
     parsed = _parse(url) if isinstance(url, str) else url

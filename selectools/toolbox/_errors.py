@@ -11,7 +11,13 @@ from typing import Any
 
 from ..exceptions import SelectoolsError
 
-__all__ = ["HTTPStatusError", "PathEscapeError", "ReadOnlyError", "ToolboxConfigError", "ToolboxError"]
+__all__ = [
+    "HTTPStatusError",
+    "PathEscapeError",
+    "ReadOnlyError",
+    "ToolboxConfigError",
+    "ToolboxError",
+]
 
 
 class ToolboxError(SelectoolsError):

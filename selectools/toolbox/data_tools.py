@@ -61,7 +61,9 @@ def _rows(data: Any, what: str) -> tuple[list[str], list[list[str]]]:
         rows = [[_cell(item.get(k)) for k in header] for item in data]
         return header, rows
     if all(isinstance(item, list) for item in data):
-        return [_cell(v) for v in data[0]], [[_cell(v) for v in item] for item in data[1:]]
+        width = max(len(item) for item in data)
+        padded = [[_cell(v) for v in item] + [""] * (width - len(item)) for item in data]
+        return padded[0], padded[1:]
     raise ValueError(f"{what} must be an array of objects (or of arrays), not a mix of values")
 
 
@@ -146,10 +148,12 @@ def extract_json_field(json_string: str, field_path: str) -> str:
 
 
 def _simple(header: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
-    line = "  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()
+    widths = [
+        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)
+    ]
+    line = "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()
     rule = "  ".join("-" * w for w in widths)
-    body = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    body = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
     return "\n".join([line, rule, *body])
 
 
@@ -157,7 +161,10 @@ def _markdown(header: list[str], rows: list[list[str]]) -> str:
     def esc(cell: str) -> str:
         return cell.replace("|", "\\|").replace("\n", " ")
 
-    lines = ["| " + " | ".join(map(esc, header)) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines = [
+        "| " + " | ".join(map(esc, header)) + " |",
+        "|" + "|".join("---" for _ in header) + "|",
+    ]
     lines += ["| " + " | ".join(map(esc, r)) + " |" for r in rows]
     return "\n".join(lines)
 
@@ -204,7 +211,14 @@ def process_csv_stream(
             yield f"Row {number}: {json.dumps(row, ensure_ascii=False)}\n"
 
 
-_TOOLS = (parse_json, json_to_csv, csv_to_json, extract_json_field, format_table, process_csv_stream)
+_TOOLS = (
+    parse_json,
+    json_to_csv,
+    csv_to_json,
+    extract_json_field,
+    format_table,
+    process_csv_stream,
+)
 
 
 def make_data_tools(sandbox: FileSandbox | None = None) -> list[Tool]:

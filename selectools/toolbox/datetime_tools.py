@@ -130,9 +130,7 @@ def time_difference(start_date: str, end_date: str, unit: str = "days") -> str:
         "unit": {"enum": ["days", "weeks", "hours", "minutes", "seconds"]},
     }
 )
-def date_arithmetic(
-    date: str, operation: str = "add", *, value: float, unit: str = "days"
-) -> str:
+def date_arithmetic(date: str, operation: str = "add", *, value: float, unit: str = "days") -> str:
     """Add or subtract an amount of time to a date.
 
     Args:
@@ -148,5 +146,9 @@ def date_arithmetic(
     start = _parse(date)
     delta = timedelta(seconds=value * _UNITS[unit])
     result = start + delta if operation == "add" else start - delta
-    has_time = any((start.hour, start.minute, start.second)) or unit in ("hours", "minutes", "seconds")
+    has_time = any((start.hour, start.minute, start.second)) or unit in (
+        "hours",
+        "minutes",
+        "seconds",
+    )
     return result.strftime("%Y-%m-%d %H:%M:%S" if has_time else "%Y-%m-%d")

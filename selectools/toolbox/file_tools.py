@@ -44,7 +44,9 @@ def _existing_file(box: FileSandbox, filepath: str) -> Path:
 
 
 @tool
-def read_file(filepath: str, encoding: str = "utf-8", *, _sandbox: FileSandbox | None = None) -> str:
+def read_file(
+    filepath: str, encoding: str = "utf-8", *, _sandbox: FileSandbox | None = None
+) -> str:
     """Read a text file and return its contents.
 
     Args:

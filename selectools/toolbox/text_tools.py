@@ -138,9 +138,7 @@ def _words(text: str) -> list[str]:
 
 @tool(
     param_metadata={
-        "case_type": {
-            "enum": ["upper", "lower", "title", "sentence", "camel", "snake", "kebab"]
-        }
+        "case_type": {"enum": ["upper", "lower", "title", "sentence", "camel", "snake", "kebab"]}
     }
 )
 def convert_case(text: str, case_type: str) -> str:
@@ -158,9 +156,7 @@ def convert_case(text: str, case_type: str) -> str:
         return text.title()
     if case_type == "sentence":
         lowered = text.lower()
-        return re.sub(
-            r"(^\s*|[.!?]\s+)([a-z])", lambda m: m.group(1) + m.group(2).upper(), lowered
-        )
+        return re.sub(r"(^\s*|[.!?]\s+)([a-z])", lambda m: m.group(1) + m.group(2).upper(), lowered)
     words = _words(text)
     if case_type == "camel":
         return "".join(w if i == 0 else w.capitalize() for i, w in enumerate(words))

@@ -97,7 +97,9 @@ def http_get(
         timeout: Seconds to wait for the server.
     """
     _require_httpx()
-    result = guarded_request("GET", url, policy=_net, headers=_parse_headers(headers), timeout=timeout)
+    result = guarded_request(
+        "GET", url, policy=_net, headers=_parse_headers(headers), timeout=timeout
+    )
     return _render(result)
 
 

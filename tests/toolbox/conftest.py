@@ -53,7 +53,9 @@ def _handler(web: FakeWeb) -> type[BaseHTTPRequestHandler]:
         def log_message(self, *args: object) -> None:
             pass
 
-        def _send(self, status: int, body: bytes, ctype: str, extra: dict[str, str] | None = None) -> None:
+        def _send(
+            self, status: int, body: bytes, ctype: str, extra: dict[str, str] | None = None
+        ) -> None:
             self.send_response(status)
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))
@@ -100,17 +102,32 @@ def _handler(web: FakeWeb) -> type[BaseHTTPRequestHandler]:
                 q = query.get("q", "")
                 count = int(query.get("count", "20"))
                 results = [
-                    {"title": f"{q} result {i}", "url": f"https://example.com/{i}", "description": f"About {q} #{i}"}
+                    {
+                        "title": f"{q} result {i}",
+                        "url": f"https://example.com/{i}",
+                        "description": f"About {q} #{i}",
+                    }
                     for i in range(1, 11)
                 ]
-                self._json({"type": "search", "web": {"type": "search", "results": results[:count]}})
+                self._json(
+                    {"type": "search", "web": {"type": "search", "results": results[:count]}}
+                )
             elif url.path == "/search":
                 if query.get("format") != "json":
                     self._send(403, b"format not allowed", "text/plain")
                     return
                 q = query.get("q", "")
                 self._json(
-                    {"query": q, "results": [{"title": f"{q} page", "url": "https://searx.example/1", "content": "snippet"}]}
+                    {
+                        "query": q,
+                        "results": [
+                            {
+                                "title": f"{q} page",
+                                "url": "https://searx.example/1",
+                                "content": "snippet",
+                            }
+                        ],
+                    }
                 )
             else:
                 self._send(404, b"not found", "text/plain")

@@ -14,6 +14,7 @@ import socket
 
 import pytest
 
+from selectools._net_guard import check_url
 from selectools.exceptions import ToolExecutionError
 from selectools.toolbox import (
     BlockedURLError,
@@ -23,7 +24,6 @@ from selectools.toolbox import (
     SearchConfig,
     get_tools_by_category,
 )
-from selectools._net_guard import check_url
 
 from .conftest import BRAVE_KEY, Box, FakeWeb
 
@@ -108,13 +108,17 @@ def test_write_over_a_symlink_to_outside_is_refused(box: Box) -> None:
     (box.root / "log.txt").symlink_to(box.secret)
     tools = _tools("file", root=box.root)
     _refused(tools["write_file"], {"filepath": "log.txt", "content": "pwned"}, PathEscapeError)
-    _refused(tools["write_file"], {"filepath": "log.txt", "content": "!", "mode": "a"}, PathEscapeError)
+    _refused(
+        tools["write_file"], {"filepath": "log.txt", "content": "!", "mode": "a"}, PathEscapeError
+    )
     assert box.secret.read_text() == "TOP SECRET"
 
 
 def test_write_outside_with_dotdot_is_refused(box: Box) -> None:
     tools = _tools("file", root=box.root)
-    _refused(tools["write_file"], {"filepath": "../outside/new.txt", "content": "x"}, PathEscapeError)
+    _refused(
+        tools["write_file"], {"filepath": "../outside/new.txt", "content": "x"}, PathEscapeError
+    )
     assert not (box.outside / "new.txt").exists()
 
 
@@ -224,7 +228,9 @@ def test_http_post_is_guarded_too(fake_web: FakeWeb) -> None:
     ],
 )
 @pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
-def test_redirects_to_inward_addresses_are_refused(fake_web: FakeWeb, target: str, status: int) -> None:
+def test_redirects_to_inward_addresses_are_refused(
+    fake_web: FakeWeb, target: str, status: int
+) -> None:
     tools = _tools("web", net=fake_web.allow)
     url = f"{fake_web.base}/redirect?status={status}&to={target}"
     error = _refused(tools["http_get"], {"url": url}, BlockedURLError)
