@@ -11,6 +11,11 @@ default:
   (after DNS and on every redirect) unless ``net=NetPolicy(...)`` allows them;
 * ``web_search`` sends queries to the backend ``search=SearchConfig(...)``
   names (default: from ``BRAVE_API_KEY`` / ``SEARXNG_URL``).
+
+Two opt-in tools are not in any category: ``code_tools.make_code_tools()``
+(``run_python`` in a limited child process) and
+``database_tools.make_database_tools(path)`` (``query_sqlite``, read-only
+unless ``writable=True``).
 """
 
 from __future__ import annotations
