@@ -75,17 +75,15 @@ class FileSandbox:
         if "\\" in path and ".." in _segments(path):
             raise PathEscapeError(path, root, "backslash traversal")
         candidate = os.path.join(root, path)  # an absolute path replaces the root
-        lexical = os.path.normpath(candidate)
-        real = os.path.realpath(candidate)
-        if not _within(lexical, root):
-            reason = (
-                "an absolute path outside the root"
-                if os.path.isabs(path)
-                else "'..' leaves the root"
-            )
-            raise PathEscapeError(path, root, reason)
+        real = os.path.realpath(candidate)  # symlinks resolved as the kernel would
         if not _within(real, root):
-            raise PathEscapeError(path, root, "a symlink on the path points outside the root")
+            if _within(os.path.normpath(candidate), root):
+                reason = "a symlink on the path points outside the root"
+            elif os.path.isabs(path) and ".." not in _segments(path):
+                reason = "an absolute path outside the root"
+            else:
+                reason = "'..' leaves the root"
+            raise PathEscapeError(path, root, reason)
         return Path(real)
 
     def display(self, real: Path) -> str:

@@ -325,3 +325,21 @@ def test_guard_never_reads_proxy_settings(fake_web: FakeWeb, monkeypatch) -> Non
     out = _tools("web", net=fake_web.allow)["http_get"].execute({"url": f"{fake_web.base}/json"})
     assert '"name": "selectools"' in out
     assert os.environ["HTTP_PROXY"]  # still set: the request simply ignored it
+
+
+def test_a_root_given_through_a_symlink_still_confines(box: Box, tmp_path) -> None:
+    alias = tmp_path / "alias"
+    alias.symlink_to(box.root, target_is_directory=True)
+    tools = _tools("file", root=alias)
+    assert tools["read_file"].execute({"filepath": str(alias / "notes.txt")}).startswith("line one")
+    _refused(tools["read_file"], {"filepath": "../outside/secret.txt"}, PathEscapeError)
+    _refused(
+        tools["read_file"],
+        {"filepath": str(alias / ".." / "outside" / "secret.txt")},
+        PathEscapeError,
+    )
+
+
+def test_dotdot_that_stays_inside_is_harmless(box: Box) -> None:
+    tools = _tools("file", root=box.root)
+    assert tools["read_file"].execute({"filepath": "sub/../notes.txt"}) == "line one\nline two\n"
