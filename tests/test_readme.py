@@ -33,6 +33,10 @@ def test_readme_examples_run(monkeypatch, tmp_path):
     assert "It costs $699.\n" in printed  # a documented provider's tool ran under stream()
     assert "[('get_price', True)]\n" in printed  # the filtered observer saw the tool end
     assert "HELLO\n" in printed  # a ToolLike that is not a function wrapper ran
+    assert "Wrote 8 characters to notes/todo.txt\n" in printed  # the toolbox's file tools
+    assert "Refused path '../.env': '..' leaves the root." in printed
+    assert "cloud metadata\n" in printed  # the SSRF guard
+    assert (tmp_path / "workspace" / "notes" / "todo.txt").read_text() == "buy milk"
     assert namespace["result"].content == "Hello from the fake server!"
     assert "$999. ['think']\n" in printed  # a scheduled run used a reasoning tool
     # the OTel spans of that run, then the one run the trace store kept

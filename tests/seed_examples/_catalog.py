@@ -83,6 +83,7 @@ LANDED = frozenset(
         "langfuse",
         "scheduler",
         "reasoning_tools",
+        "toolbox",
     }
 )
 

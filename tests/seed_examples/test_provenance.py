@@ -39,6 +39,7 @@ PAGES = {  # pages of the doc set whose python blocks the catalogue must account
     "docs/modules/LANGFUSE.md",
     "docs/modules/SCHEDULER.md",
     "docs/modules/REASONING_TOOLS.md",
+    "docs/modules/TOOLBOX.md",
 }
 
 pytestmark = pytest.mark.skipif(

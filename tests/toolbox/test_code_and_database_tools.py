@@ -1,0 +1,160 @@
+"""run_python (a limited child process) and query_sqlite (read-only unless configured)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from selectools.exceptions import ToolExecutionError
+from selectools.toolbox import ReadOnlyError, ToolboxConfigError, ToolboxError
+from selectools.toolbox.code_tools import CodeTimeoutError, make_code_tools, run_python
+from selectools.toolbox.database_tools import make_database_tools, query_sqlite
+
+
+def _error(tool, args: dict) -> Exception:
+    with pytest.raises(ToolExecutionError) as info:
+        tool.execute(args)
+    return info.value.error
+
+
+# --------------------------------------------------------------------------- run_python
+
+
+def test_run_python_returns_exit_code_and_output() -> None:
+    out = run_python.execute({"code": "import sys\nprint(6 * 7)\nprint('warn', file=sys.stderr)"})
+    assert out == "Exit code: 0\n--- stdout ---\n42\n--- stderr ---\nwarn"
+    failed = run_python.execute({"code": "raise SystemExit(3)"})
+    assert failed == "Exit code: 3"
+
+
+def test_run_python_does_not_inherit_secrets(monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-value")
+    monkeypatch.setenv("PYTHONPATH", "/somewhere")
+    out = run_python.execute({"code": "import os, json; print(json.dumps(sorted(os.environ)))"})
+    assert "sk-secret-value" not in out and "OPENAI_API_KEY" not in out
+    assert '["HOME", "LANG", "PATH"]' in out
+
+
+def test_run_python_is_stopped_at_the_timeout() -> None:
+    tool = make_code_tools(timeout=1)[0]
+    error = _error(tool, {"code": "import time\nwhile True: time.sleep(0.05)"})
+    assert isinstance(error, CodeTimeoutError) and "longer than 1 seconds" in str(error)
+
+
+def test_run_python_kills_child_processes_too(tmp_path: Path) -> None:
+    marker = tmp_path / "survivor"
+    grandchild = f"import time; time.sleep(2); open({str(marker)!r}, 'w').close()"
+    code = (
+        "import subprocess, sys, time\n"
+        f"subprocess.Popen([sys.executable, '-c', {grandchild!r}])\n"
+        "time.sleep(30)"
+    )
+    with pytest.raises(ToolExecutionError):
+        make_code_tools(timeout=1)[0].execute({"code": code})
+    import time
+
+    time.sleep(2.5)
+    assert not marker.exists()
+
+
+def test_run_python_memory_is_limited() -> None:
+    tool = make_code_tools(memory_mb=128)[0]
+    out = tool.execute({"code": "x = bytearray(512 * 1024 * 1024)\nprint('allocated')"})
+    assert "MemoryError" in out and "allocated" not in out
+    assert out.startswith("Exit code: 1")
+
+
+def test_run_python_works_in_a_throwaway_directory() -> None:
+    out = run_python.execute(
+        {"code": "import os; open('x.txt', 'w').write('hi'); print(os.getcwd())"}
+    )
+    workdir = out.split("--- stdout ---\n")[1].strip()
+    assert "selectools-run-" in workdir and not Path(workdir).exists()
+
+
+# --------------------------------------------------------------------------- query_sqlite
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "app.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("create table users (id integer primary key, name text, team text)")
+        conn.executemany(
+            "insert into users (name, team) values (?, ?)",
+            [("Ada", "core"), ("Grace", "tools"), ("Linus", None)],
+        )
+    conn.close()
+    (tmp_path / "other.db").write_bytes(path.read_bytes())
+    return path
+
+
+def test_query_returns_a_table(db: Path) -> None:
+    tool = make_database_tools(db)[0]
+    out = tool.execute({"sql": "select name, team from users order by id"})
+    assert out == "name   team\n-----  -----\nAda    core\nGrace  tools\nLinus"
+    assert tool.execute({"sql": "select * from users where id > 99"}).endswith("(no rows)")
+
+
+def test_rows_are_capped(db: Path) -> None:
+    tool = make_database_tools(db, max_rows=2)[0]
+    assert tool.execute({"sql": "select name from users"}).endswith(
+        "(more rows not shown: the limit is 2)"
+    )
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "delete from users",
+        "insert into users (name) values ('Eve')",
+        "update users set name = 'Eve'",
+        "drop table users",
+        "create table t (x)",
+        "pragma query_only = off",
+    ],
+)
+def test_read_only_by_default(db: Path, sql: str) -> None:
+    tool = make_database_tools(db)[0]
+    if sql.startswith("pragma"):  # accepted by SQLite, but the next write is still refused
+        tool.execute({"sql": sql})
+        error = _error(tool, {"sql": "delete from users"})
+    else:
+        error = _error(tool, {"sql": sql})
+    assert isinstance(error, ReadOnlyError)
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("select count(*) from users").fetchone() == (3,)
+    conn.close()
+
+
+def test_attach_is_refused_in_every_mode(db: Path) -> None:
+    for writable in (False, True):
+        tool = make_database_tools(db, writable=writable)[0]
+        error = _error(tool, {"sql": f"attach database '{db.parent / 'other.db'}' as o"})
+        assert isinstance(error, ToolboxError) and "ATTACH" in str(error)
+
+
+def test_writable_database_commits_only_successful_statements(db: Path) -> None:
+    tool = make_database_tools(db, writable=True)[0]
+    assert (
+        tool.execute({"sql": "insert into users (name) values ('Eve')"}) == "OK: 1 row(s) changed"
+    )
+    _error(tool, {"sql": "insert into users (id, name) values (1, 'dup')"})
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("select count(*) from users").fetchone() == (4,)
+    conn.close()
+
+
+def test_one_statement_per_call_and_slow_queries_stop(db: Path) -> None:
+    tool = make_database_tools(db, timeout=0.2)[0]
+    error = _error(tool, {"sql": "select 1; delete from users"})
+    assert "one statement" in str(error)
+    slow = "with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c"
+    assert "longer than 0.2 seconds" in str(_error(tool, {"sql": slow}))
+
+
+def test_unconfigured_tool_says_how_to_configure() -> None:
+    error = _error(query_sqlite, {"sql": "select 1"})
+    assert isinstance(error, ToolboxConfigError) and "make_database_tools" in str(error)
