@@ -53,11 +53,11 @@ def _iban_valid(text: str) -> bool:
 
 
 _D = "[0-9]"
-#: type -> (pattern, a cheap necessary condition the text must meet before the scan)
+#: the built-in patterns; ``email`` and ``credit_card`` are found by the dedicated scans below
 _BUILTIN: dict[str, str] = {
     "email": r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![\w-])",
     "credit_card": rf"(?<![0-9]){_D}(?:[ -]?{_D}){{12,18}}(?![0-9])",
-    "iban": r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,30}(?![A-Za-z0-9])",
+    "iban": r"[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,30}(?![A-Za-z0-9])",
     "ssn": rf"(?<![0-9-]){_D}{{3}}-{_D}{{2}}-{_D}{{4}}(?![0-9-])",
     "phone_intl": rf"(?<![\w+])\+{_D}{{1,3}}[ .-]?(?:\(?{_D}{{1,4}}\)?[ .-]?){{1,4}}{_D}{{2,4}}(?![0-9])",
     "phone_us": rf"(?<![\w+])(?:\({_D}{{3}}\)\s?|{_D}{{3}}[-. ]){_D}{{3}}[-. ]{_D}{{4}}(?![0-9])",
@@ -66,12 +66,66 @@ _BUILTIN: dict[str, str] = {
 }
 BUILTIN_PII_TYPES: tuple[str, ...] = tuple(_BUILTIN)
 
-_VALIDATORS = {
-    "credit_card": lambda value: luhn_valid(value.replace(" ", "").replace("-", "")),
-    "iban": _iban_valid,
-}
-_DIGIT = re.compile(r"[0-9]")
-_NEEDS_DIGIT = frozenset({"credit_card", "iban", "ssn", "phone_intl", "phone_us", "ipv4"})
+#: Speed (guardrails run on every message): a scan that starts with a plain character class
+#: lets the regex engine skip ahead, while a leading lookbehind makes it try every position.
+#: So the text is scanned once for runs of digits and separators, and the digit-based
+#: patterns run only inside those (small) windows; emails are found from their "@".
+_NUMERIC = re.compile(r"[0-9](?:[0-9 ().\-]*[0-9])?")
+_NUMERIC_TYPES = frozenset({"ssn", "phone_intl", "phone_us", "ipv4"})
+_EMAIL_LOCAL = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._%+-")
+_EMAIL_DOMAIN = re.compile(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![\w-])")
+_GROUP = re.compile(r"[0-9]+")
+
+
+def _emails(content: str) -> list[PIIMatch]:
+    found = []
+    at = content.find("@")
+    while at != -1:
+        start = at
+        while start > 0 and at - start < 64 and content[start - 1] in _EMAIL_LOCAL:
+            start -= 1
+        before = content[start - 1] if start else ""
+        if start < at and not (before.isalnum() or before == "_"):
+            domain = _EMAIL_DOMAIN.match(content, at + 1)
+            if domain is not None:
+                end = domain.end()
+                found.append(PIIMatch("email", content[start:end], start, end))
+                at = content.find("@", end)
+                continue
+        at = content.find("@", at + 1)
+    return found
+
+
+def _cards(content: str, lo: int, hi: int) -> list[PIIMatch]:
+    """Luhn-valid card numbers in ``content[lo:hi]``: 13-19 digits in groups joined by one space or hyphen.
+
+    Every group boundary is tried as a start, so a number next to other digits
+    ("ref 12 4111 1111 1111 1111") is still found.
+    """
+    groups = [(m.start(), m.end()) for m in _GROUP.finditer(content, lo, hi)]
+    found: list[PIIMatch] = []
+    index = 0
+    while index < len(groups):
+        best = None
+        digits = ""
+        for j in range(index, len(groups)):
+            start, end = groups[j]
+            if j > index:
+                gap = content[groups[j - 1][1] : start]
+                if gap not in (" ", "-"):
+                    break
+            digits += content[start:end]
+            if len(digits) > 19:
+                break
+            if len(digits) >= 13 and luhn_valid(digits):
+                best = j
+        if best is None:
+            index += 1
+            continue
+        start, end = groups[index][0], groups[best][1]
+        found.append(PIIMatch("credit_card", content[start:end], start, end))
+        index = best + 1
+    return found
 
 
 class PIIGuardrail(Guardrail):
@@ -100,39 +154,43 @@ class PIIGuardrail(Guardrail):
             )
         self.action = coerce_action(action, "PIIGuardrail")
         self.detect_types = types
-        patterns: list[tuple[str, re.Pattern[str], bool]] = []
-        for pii_type in types:
-            if pii_type in _BUILTIN:
-                patterns.append(
-                    (pii_type, re.compile(_BUILTIN[pii_type]), pii_type in _NEEDS_DIGIT)
-                )
+        self._email = "email" in types
+        self._cards = "credit_card" in types
+        self._iban = re.compile(_BUILTIN["iban"]) if "iban" in types else None
+        self._numeric = [(t, re.compile(_BUILTIN[t])) for t in types if t in _NUMERIC_TYPES]
+        self._custom: list[tuple[str, re.Pattern[str]]] = []
         for pii_type, regex in custom.items():
             try:
-                compiled = re.compile(regex)
+                self._custom.append((pii_type, re.compile(regex)))
             except re.error as exc:
                 raise ValueError(
                     f"PIIGuardrail: custom pattern {pii_type!r} is not a valid regex: {exc}"
                 ) from None
-            patterns.append((pii_type, compiled, False))
-        self._patterns = patterns
 
     def detect(self, content: str) -> list[PIIMatch]:
         """Every PII match in ``content``, in text order, without overlaps."""
         found: list[PIIMatch] = []
-        has_digit: bool | None = None
-        for pii_type, pattern, needs_digit in self._patterns:
-            if needs_digit:
-                if has_digit is None:
-                    has_digit = _DIGIT.search(content) is not None
-                if not has_digit:
-                    continue
-            elif pii_type == "email" and "@" not in content:
-                continue
-            validate = _VALIDATORS.get(pii_type)
+        if self._email and "@" in content:
+            found += _emails(content)
+        if self._iban is not None:
+            for match in self._iban.finditer(content):
+                start = match.start()
+                if (start == 0 or not content[start - 1].isalnum()) and _iban_valid(match.group()):
+                    found.append(PIIMatch("iban", match.group(), start, match.end()))
+        if self._cards or self._numeric:
+            size = len(content)
+            for window in _NUMERIC.finditer(content):
+                lo, hi = window.span()
+                if self._cards and hi - lo >= 13:
+                    found += _cards(content, lo, hi)
+                if self._numeric:
+                    lo = max(0, lo - 2)  # "+44 ..." and "(555) ..." start before the digits
+                    for pii_type, pattern in self._numeric:
+                        for match in pattern.finditer(content, lo, min(size, hi + 1)):
+                            found.append(PIIMatch(pii_type, match.group(), *match.span()))
+        for pii_type, pattern in self._custom:
             for match in pattern.finditer(content):
-                value = match.group(0)
-                if validate is None or validate(value):
-                    found.append(PIIMatch(pii_type, value, match.start(), match.end()))
+                found.append(PIIMatch(pii_type, match.group(), match.start(), match.end()))
         if len(found) < 2:
             return found
         found.sort(key=lambda m: (m.start, m.start - m.end))

@@ -45,6 +45,10 @@ DEFAULT_BLOCKLIST: frozenset[str] = frozenset(
 )
 
 _WORD = re.compile(r"\w+")
+#: ASCII characters that are not word characters, mapped to spaces (tokens = \w+ runs)
+_NON_WORD = str.maketrans(
+    {chr(c): " " for c in range(128) if not (chr(c).isalnum() or chr(c) == "_")}
+)
 
 
 class ToxicityGuardrail(Guardrail):
@@ -72,6 +76,20 @@ class ToxicityGuardrail(Guardrail):
             re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True)
         )
         self._pattern = re.compile(rf"(?<!\w)(?:{alternation})(?!\w)", re.IGNORECASE)
+        self._single = frozenset(w for w in words if " " not in w)
+        self._phrases = [" ".join(w.split()) for w in words if " " in w]
+
+    def _maybe_toxic(self, content: str) -> bool:
+        """False when no blocklisted word can be in ``content`` (an ASCII text's word set, no regex)."""
+        if not content.isascii():
+            return True
+        tokens = content.lower().translate(_NON_WORD).split()
+        if not self._single.isdisjoint(tokens):
+            return True
+        if self._phrases:
+            joined = " ".join(tokens)
+            return any(phrase in joined for phrase in self._phrases)
+        return False
 
     def matched_words(self, content: str) -> list[str]:
         """Blocklisted words found in ``content`` (lower case, each once, in order)."""
@@ -88,7 +106,7 @@ class ToxicityGuardrail(Guardrail):
         return min(1.0, hits / total) if total else 0.0
 
     def check(self, content: str) -> GuardrailResult:
-        if self._pattern.search(content) is None:
+        if not self._maybe_toxic(content) or self._pattern.search(content) is None:
             return GuardrailResult(True, content, None, self.name)
         value = self.score(content)
         if value <= self.threshold:

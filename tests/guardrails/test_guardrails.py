@@ -241,3 +241,23 @@ def test_prompt_injection_guardrail() -> None:
         not result.passed and result.reason == "Prompt injection detected: 1 suspicious pattern(s)"
     )
     assert guard.check("Please summarise the previous chapter").passed
+
+
+def test_fast_paths_agree_with_the_regexes() -> None:
+    """Topic and toxicity skip the regex when a cheap test rules a text out; never wrongly."""
+    from hypothesis import given, settings, strategies as st
+
+    topic = TopicGuardrail(deny=["politics", "hate speech"])
+    toxic = ToxicityGuardrail()
+    words = st.sampled_from(
+        ["politics", "Politics!", "hate  speech", "idiot", "kill yourself", "x"]
+    )
+
+    @settings(max_examples=1500, deadline=None, database=None)
+    @given(st.lists(st.one_of(words, st.text(max_size=12)), max_size=12))
+    def check(parts: list[str]) -> None:
+        text = " ".join(parts)
+        assert topic.check(text).passed is (topic._pattern.search(text) is None)
+        assert toxic.check(text).passed is (toxic._pattern.search(text) is None)
+
+    check()
