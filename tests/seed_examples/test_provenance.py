@@ -35,6 +35,9 @@ PAGES = {  # pages of the doc set whose python blocks the catalogue must account
     "docs/modules/USAGE.md",
     "docs/modules/STABILITY.md",
     "docs/modules/EXCEPTIONS.md",
+    "docs/modules/GUARDRAILS.md",
+    "docs/modules/AUDIT.md",
+    "docs/modules/SECURITY.md",
 }
 
 pytestmark = pytest.mark.skipif(
