@@ -34,6 +34,14 @@ def test_readme_examples_run(monkeypatch, tmp_path):
     assert "[('get_price', True)]\n" in printed  # the filtered observer saw the tool end
     assert "HELLO\n" in printed  # a ToolLike that is not a function wrapper ran
     assert namespace["result"].content == "Hello from the fake server!"
+    # the guardrails section
+    assert "Check https://shop.example for me, [EMAIL:********]\n" in printed
+    assert (
+        "[Tool output blocked: potential prompt injection detected. 3 suspicious pattern(s) found.]\n"
+        in printed
+    )
+    assert "Guardrail 'topic' blocked: Denied topics detected: politics\n" in printed
+    assert "['run_start', 'guardrail', 'llm_end']\n" in printed
 
 
 @pytest.mark.parametrize("command", ['pip install -e ".[dev]" && python -m pytest'])
