@@ -24,7 +24,11 @@ _ESCAPE = re.compile(r"\\(.)")
 
 @dataclass(frozen=True)
 class Option:
-    """One option: ``flag`` (no value), ``value`` (required), ``optional`` (only as ``--x=v``)."""
+    """One option: ``flag`` (no value), ``value`` (required), ``optional`` (only as ``--x=v``).
+
+    ``listed=False`` leaves the option out of the list an unknown-option error
+    prints (it is still parsed, suggested as "did you mean" and shown in the help).
+    """
 
     name: str
     kind: str = "value"
@@ -33,6 +37,7 @@ class Option:
     help: str = ""
     choices: tuple[str, ...] = ()
     integer: bool = False
+    listed: bool = True
 
     @property
     def dest(self) -> str:
@@ -140,7 +145,8 @@ def _unknown(magic: str, name: str, options: Sequence[Option]) -> NotebookUsageE
     names = [o.name for o in options]
     close = difflib.get_close_matches(name, names, n=1)
     hint = f" (did you mean {close[0]}?)" if close else ""
-    return NotebookUsageError(f"{magic}: unknown option {name}{hint}; options: {', '.join(names)}")
+    listed = ", ".join(o.name for o in options if o.listed)
+    return NotebookUsageError(f"{magic}: unknown option {name}{hint}; options: {listed}")
 
 
 def _unexpected(magic: str, text: str, positional: int) -> NotebookUsageError:
