@@ -186,3 +186,13 @@ def test_bad_options() -> None:
     with pytest.raises(ValueError, match="max_bytes"):
         AuditLogger(max_bytes=0)
     assert AuditLogger(privacy="hashed").privacy is PrivacyLevel.HASHED
+
+
+def test_async_runs_are_audited_too(tmp_path: Path) -> None:
+    import asyncio
+
+    agent = Agent(
+        provider=ScriptedProvider(["hi"]), config=AgentConfig(observers=[AuditLogger(tmp_path)])
+    )
+    asyncio.run(agent.arun("x"))
+    assert [r["event"] for r in AuditLogger.read(tmp_path)] == ["run_start", "llm_end", "run_end"]
