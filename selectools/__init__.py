@@ -104,6 +104,12 @@ _EXPORTS: dict[str, str] = {
     "auto_approve": ".approval",
     "auto_deny": ".approval",
     "CancellationToken": ".cancellation",
+    # guardrails, audit log, tool-output screening
+    "GuardrailsPipeline": ".guardrails",
+    "GuardrailError": ".guardrails",
+    "AuditLogger": ".audit",
+    "PrivacyLevel": ".audit",
+    "screen_output": ".security",
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS)]
@@ -146,6 +152,10 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         auto_approve as auto_approve,
         auto_deny as auto_deny,
     )
+    from .audit import (
+        AuditLogger as AuditLogger,
+        PrivacyLevel as PrivacyLevel,
+    )
     from .cache import (
         Cache as Cache,
         CacheKeyBuilder as CacheKeyBuilder,
@@ -164,6 +174,10 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         ToolExecutionError as ToolExecutionError,
         ToolValidationError as ToolValidationError,
         UnknownToolError as UnknownToolError,
+    )
+    from .guardrails import (
+        GuardrailError as GuardrailError,
+        GuardrailsPipeline as GuardrailsPipeline,
     )
     from .memory import (
         ConversationMemory as ConversationMemory,
@@ -232,6 +246,9 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         ScheduledJob as ScheduledJob,
         cron as cron,
         every as every,
+    )
+    from .security import (
+        screen_output as screen_output,
     )
     from .stability import (
         beta as beta,

@@ -45,6 +45,9 @@ EventName = Literal[
     "on_memory_summarize",
     "on_session_load",
     "on_session_save",
+    "on_guardrail_triggered",
+    "on_coherence_blocked",
+    "on_tool_output_screened",
 ]
 
 #: event name -> (scope, parameter names after ``run_id``/``batch_id``)
@@ -76,6 +79,9 @@ EVENTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "on_memory_summarize": ("memory", ("summary", "messages_summarized")),
     "on_session_load": ("memory", ("session_id", "message_count")),
     "on_session_save": ("memory", ("session_id", "message_count")),
+    "on_guardrail_triggered": ("guardrail", ("guardrail_name", "side", "action", "reason")),
+    "on_coherence_blocked": ("guardrail", ("call_id", "tool_name", "tool_args", "explanation")),
+    "on_tool_output_screened": ("guardrail", ("call_id", "tool_name", "safe", "matched_patterns")),
 }
 
 
@@ -233,6 +239,36 @@ class ObserverEvents:
 
     def on_session_save(self, run_id: str, session_id: str, message_count: int) -> None:
         """memory event: on_session_save(run_id, session_id, message_count)."""
+
+    def on_guardrail_triggered(
+        self,
+        run_id: str,
+        guardrail_name: str,
+        side: str,
+        action: str,
+        reason: str,
+    ) -> None:
+        """guardrail event: on_guardrail_triggered(run_id, guardrail_name, side, action, reason)."""
+
+    def on_coherence_blocked(
+        self,
+        run_id: str,
+        call_id: str,
+        tool_name: str,
+        tool_args: dict[str, Any],
+        explanation: str,
+    ) -> None:
+        """guardrail event: on_coherence_blocked(run_id, call_id, tool_name, tool_args, explanation)."""
+
+    def on_tool_output_screened(
+        self,
+        run_id: str,
+        call_id: str,
+        tool_name: str,
+        safe: bool,
+        matched_patterns: list[str],
+    ) -> None:
+        """guardrail event: on_tool_output_screened(run_id, call_id, tool_name, safe, matched_patterns)."""
 
 
 class AsyncObserverEvents:
@@ -404,3 +440,33 @@ class AsyncObserverEvents:
 
     async def a_on_session_save(self, run_id: str, session_id: str, message_count: int) -> None:
         """memory event: on_session_save(run_id, session_id, message_count)."""
+
+    async def a_on_guardrail_triggered(
+        self,
+        run_id: str,
+        guardrail_name: str,
+        side: str,
+        action: str,
+        reason: str,
+    ) -> None:
+        """guardrail event: on_guardrail_triggered(run_id, guardrail_name, side, action, reason)."""
+
+    async def a_on_coherence_blocked(
+        self,
+        run_id: str,
+        call_id: str,
+        tool_name: str,
+        tool_args: dict[str, Any],
+        explanation: str,
+    ) -> None:
+        """guardrail event: on_coherence_blocked(run_id, call_id, tool_name, tool_args, explanation)."""
+
+    async def a_on_tool_output_screened(
+        self,
+        run_id: str,
+        call_id: str,
+        tool_name: str,
+        safe: bool,
+        matched_patterns: list[str],
+    ) -> None:
+        """guardrail event: on_tool_output_screened(run_id, call_id, tool_name, safe, matched_patterns)."""

@@ -98,6 +98,28 @@ SPECS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     "on_memory_summarize": ("memory", (("summary", "str"), ("messages_summarized", "int"))),
     "on_session_load": ("memory", (("session_id", "str"), ("message_count", "int"))),
     "on_session_save": ("memory", (("session_id", "str"), ("message_count", "int"))),
+    "on_guardrail_triggered": (
+        "guardrail",
+        (("guardrail_name", "str"), ("side", "str"), ("action", "str"), ("reason", "str")),
+    ),
+    "on_coherence_blocked": (
+        "guardrail",
+        (
+            ("call_id", "str"),
+            ("tool_name", "str"),
+            ("tool_args", "dict[str, Any]"),
+            ("explanation", "str"),
+        ),
+    ),
+    "on_tool_output_screened": (
+        "guardrail",
+        (
+            ("call_id", "str"),
+            ("tool_name", "str"),
+            ("safe", "bool"),
+            ("matched_patterns", "list[str]"),
+        ),
+    ),
 }
 
 TARGET = Path(__file__).with_name("_events.py")

@@ -57,6 +57,9 @@ class StepType(str, Enum):
     BUDGET_EXCEEDED = "budget_exceeded"
     POLICY_DECISION = "policy_decision"
     CANCELLED = "cancelled"
+    GUARDRAIL = "guardrail"
+    COHERENCE_CHECK = "coherence_check"
+    OUTPUT_SCREENING = "output_screening"
 
     def __str__(self) -> str:
         return self.value
@@ -80,6 +83,9 @@ STEP_EVENTS: dict[StepType, tuple[tuple[EventName, ...], tuple[EventName, ...]]]
     StepType.BUDGET_EXCEEDED: (("on_budget_exceeded",), ()),
     StepType.POLICY_DECISION: (("on_policy_decision",), ()),
     StepType.CANCELLED: (("on_cancelled",), ("on_cancelled",)),
+    StepType.GUARDRAIL: (("on_guardrail_triggered",), ("on_guardrail_triggered",)),
+    StepType.COHERENCE_CHECK: ((), ("on_coherence_blocked",)),
+    StepType.OUTPUT_SCREENING: (("on_tool_output_screened",), ("on_tool_output_screened",)),
 }
 
 

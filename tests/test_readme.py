@@ -41,6 +41,14 @@ def test_readme_examples_run(monkeypatch, tmp_path):
     assert "$999. ['think']\n" in printed  # a scheduled run used a reasoning tool
     # the OTel spans of that run, then the one run the trace store kept
     assert "['agent.run', 'gen_ai.llm.call', 'gen_ai.tool.execution']\n1\n" in printed
+    # the guardrails section
+    assert "Check https://shop.example for me, [EMAIL:********]\n" in printed
+    assert (
+        "[Tool output blocked: potential prompt injection detected. 3 suspicious pattern(s) found.]\n"
+        in printed
+    )
+    assert "Guardrail 'topic' blocked: Denied topics detected: politics\n" in printed
+    assert "['run_start', 'guardrail', 'llm_end']\n" in printed
 
 
 @pytest.mark.parametrize("command", ['pip install -e ".[dev]" && python -m pytest'])

@@ -14,9 +14,13 @@ from ._steps import step_name
 
 __all__ = [
     "MAX_STEP_ROWS",
+    "GuardNote",
     "ToolCard",
     "card_from_step",
     "error_line",
+    "guard_note",
+    "guard_note_html",
+    "guard_note_text",
     "steps_table",
     "tool_card_html",
     "tool_card_text",
@@ -156,3 +160,49 @@ def steps_table(trace: AgentTrace) -> str:
     if hidden > 0:
         html += h.muted(f"… {hidden:,} more steps: use trace.to_dataframe() to see them all")
     return html
+
+
+@dataclass
+class GuardNote:
+    """A safety decision in a run's view: which rule (``label``), what it did and why (``text``).
+
+    ``tone`` is ``"error"`` for a block and ``"warn"`` for a rewrite or warning.
+    """
+
+    label: str
+    text: str
+    tone: str = "warn"
+
+
+def guard_note_html(note: GuardNote) -> str:
+    return f"<div>{h.badge(note.label, note.tone)} {h.esc(note.text)}</div>"
+
+
+def guard_note_text(note: GuardNote) -> str:
+    return f"  ! [{note.label}] {note.text}"
+
+
+def guard_note(name: str, data: dict[str, Any]) -> GuardNote | None:
+    """The note for a guardrail, coherence or screening event (``None``: nothing to show)."""
+    if name == "on_guardrail_triggered":
+        verb = {"block": "blocked", "rewrite": "rewrote", "warn": "warned"}.get(
+            data["action"], data["action"]
+        )
+        return GuardNote(
+            "guardrail",
+            f"{data['side']} '{data['guardrail_name']}' {verb}: {data['reason']}",
+            "error" if data["action"] == "block" else "warn",
+        )
+    if name == "on_coherence_blocked":
+        return GuardNote(
+            "coherence", f"blocked {data['tool_name']}: {data['explanation']}", "error"
+        )
+    if name == "on_tool_output_screened" and not data["safe"]:
+        count = len(data["matched_patterns"])
+        return GuardNote(
+            "screening",
+            f"{data['tool_name']} output withheld from the model: "
+            f"{count} injection pattern(s) matched",
+            "error",
+        )
+    return None

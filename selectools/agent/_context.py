@@ -49,6 +49,8 @@ class RunContext:
     structured_retries = 0
     denials: dict[tuple[str, str], str] | None = None
     trimmed: list[Message] | None = None
+    #: a tool of this run has ``screen_output=True`` (see selectools.security)
+    screen_tools = False
 
     def __init__(
         self,
@@ -73,6 +75,8 @@ class RunContext:
         self.system_prompt = agent._system_prompt
         self.tools: list[ToolLike] = agent._tools
         self.tools_by_name: Mapping[str, ToolLike] = agent._tools_by_name
+        if agent._screen_tools:
+            self.screen_tools = True
         self.trace = AgentTrace(
             run_id, parent_run_id or config.parent_run_id, config.trace_metadata
         )

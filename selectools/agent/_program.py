@@ -47,6 +47,10 @@ def run_program(ctx: RunContext) -> Program:
         emit("on_run_start", ctx.history, ctx.system_prompt, model=ctx.model)
     try:
         agent = ctx.agent
+        if config.guardrails is not None:
+            from ._guard import guard_input  # guardrails load when configured
+
+            guard_input(ctx)
         if agent.memory is not None:
             ctx.remember(ctx.input_messages)
         if agent._session_loaded is not None:
@@ -88,6 +92,10 @@ def run_program(ctx: RunContext) -> Program:
                     if stop_reason == "retry":
                         emit("on_iteration_end", ctx.iteration, response)
                         continue
+                if config.guardrails is not None:
+                    from ._guard import guard_output
+
+                    response = guard_output(ctx, response)
                 ctx.append(response)
                 if emitter.active:
                     emit("on_iteration_end", ctx.iteration, response)
@@ -128,9 +136,17 @@ def _tool_turn(
         from ._approval_gate import gate_jobs  # policy/approval load when a batch is gated
 
         yield from gate_jobs(ctx, jobs)
+    if config.coherence_check and stop is None:
+        from ._guard import check_coherence_of
+
+        yield from check_coherence_of(ctx, jobs)
     runnable = [job for job in jobs if not job.denied]
     if runnable:
         yield RunTools(runnable, config.parallel_tool_execution, config.tool_timeout_seconds)
+        if config.screen_tool_output or ctx.screen_tools:
+            from ._guard import screen_results
+
+            screen_results(ctx, runnable)
         tokens = ctx.last_usage.total_tokens if ctx.last_usage is not None else 0
         share, extra = divmod(tokens, len(runnable))
         for index, job in enumerate(runnable):

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ..approval import ConfirmAction
     from ..cache import Cache
     from ..cancellation import CancellationToken
+    from ..guardrails import GuardrailsPipeline
     from ..observer import Observer
     from ..policy import ToolPolicy
     from ..providers.base import AnyProvider
@@ -66,6 +67,14 @@ class AgentConfig:
     tool_policy: ToolPolicy | None = None
     confirm_action: ConfirmAction | None = None
     approval_timeout: float = 60.0
+    # content safety: guardrails, tool-output screening, coherence checks (selectools.guardrails,
+    # selectools.security, selectools.coherence)
+    guardrails: GuardrailsPipeline | None = None
+    screen_tool_output: bool = False
+    output_screening_patterns: list[str] | None = None
+    coherence_check: bool = False
+    coherence_provider: AnyProvider | None = None
+    coherence_model: str | None = None
     # sessions and memory
     session_store: SessionStore | None = None
     session_id: str | None = None
@@ -161,6 +170,12 @@ class AgentConfig:
             self.summarize_max_tokens,
         )
         _expect(self.cache, ("get", "set"), "cache", "InMemoryCache(...) or RedisCache(...)")
+        if (
+            self.guardrails is not None
+            or self.output_screening_patterns is not None
+            or self.coherence_provider is not None
+        ):
+            self._check_safety()
         _expect(self.tool_policy, ("evaluate",), "tool_policy", "ToolPolicy(...)")
         _expect(self.cancellation_token, ("cancel",), "cancellation_token", "CancellationToken()")
         _expect(
@@ -206,6 +221,33 @@ class AgentConfig:
                     "ToolConfig(approval_handler=...) or AgentConfig(confirm_action=...). To block "
                     "tools outright use ToolPolicy(deny=[...])."
                 )
+
+    def _check_safety(self) -> None:
+        """Validate the guardrail, screening and coherence knobs (only when one is set)."""
+        _expect(
+            self.guardrails,
+            ("check_input", "check_output"),
+            "guardrails",
+            "GuardrailsPipeline(input=[...], output=[...])",
+        )
+        if self.output_screening_patterns is not None:
+            if isinstance(self.output_screening_patterns, str):
+                raise TypeError(
+                    "AgentConfig: output_screening_patterns must be a list of regex strings, "
+                    "got one string"
+                )
+            self.output_screening_patterns = list(self.output_screening_patterns)
+            from ..security import screen_output
+
+            screen_output("", self.output_screening_patterns)  # a bad regex fails here
+        provider = self.coherence_provider
+        if provider is not None and not any(
+            callable(getattr(provider, m, None)) for m in ("complete", "acomplete", "_complete")
+        ):
+            raise TypeError(
+                "AgentConfig: coherence_provider must be a provider (with complete/acomplete), "
+                f"got {provider!r}"
+            )
 
     @property
     def model_is_default(self) -> bool:

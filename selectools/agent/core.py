@@ -204,6 +204,7 @@ class Agent(RichDisplay):
         """Publish the registry's current tools; a running context keeps the ones it took."""
         self._tools_by_name = self._registry.mapping()
         self._tools = self._registry.all()
+        self._screen_tools = any(getattr(t, "screen_output", False) for t in self._tools)
         self._system_prompt = self._build_system_prompt()
 
     def add_tool(self, new_tool: ToolLike | Callable[..., Any]) -> ToolLike:

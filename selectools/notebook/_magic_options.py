@@ -15,6 +15,7 @@ TOOL_OPTIONS = (
     Option("--description", metavar="TEXT", help="description (default: the docstring)"),
     Option("--terminal", kind="flag", help="the run ends when this tool succeeds"),
     Option("--requires-approval", kind="flag", help="calls need approval before they run"),
+    Option("--screen-output", kind="flag", help="screen results for prompt injection"),
 )
 
 AGENT_OPTIONS = (
@@ -29,5 +30,10 @@ AGENT_OPTIONS = (
     Option("--max-iterations", metavar="N", integer=True, help="model turns before stopping"),
     Option("--format", metavar="FORMAT", choices=OUTPUT_FORMATS, help="text, markdown or json"),
     Option("--response-format", metavar="MODEL", help="parse the answer (a model class or schema)"),
+    Option(
+        "--guardrails",
+        metavar="A,B",
+        help="input guardrails for this cell: pii, toxicity, injection, or variables",
+    ),
     Option("--output", short="-o", metavar="NAME", help="store the AgentResult in this variable"),
 )

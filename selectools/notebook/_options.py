@@ -140,7 +140,8 @@ def _unknown(magic: str, name: str, options: Sequence[Option]) -> NotebookUsageE
     names = [o.name for o in options]
     close = difflib.get_close_matches(name, names, n=1)
     hint = f" (did you mean {close[0]}?)" if close else ""
-    return NotebookUsageError(f"{magic}: unknown option {name}{hint}; options: {', '.join(names)}")
+    listed = ", ".join(o.name for o in options)
+    return NotebookUsageError(f"{magic}: unknown option {name}{hint}; options: {listed}")
 
 
 def _unexpected(magic: str, text: str, positional: int) -> NotebookUsageError:

@@ -7,10 +7,11 @@ and leaves the notebook as it was.
 
 from __future__ import annotations
 
+import contextlib
 import keyword
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from .._view._components import error_line
 from ..agent import Agent, AgentConfig
@@ -22,7 +23,13 @@ from .errors import NotebookUsageError
 from .providers import build_provider
 from .state import NotebookState
 
-__all__ = ["AgentRequest", "prepare_run"]
+if TYPE_CHECKING:
+    from ..guardrails import GuardrailsPipeline
+
+__all__ = ["BUILTIN_GUARDRAILS", "AgentRequest", "cell_guardrails", "prepare_run"]
+
+#: ``--guardrails`` names that need no configuration (anything else is a notebook variable)
+BUILTIN_GUARDRAILS = ("pii", "toxicity", "injection")
 
 #: options that describe an agent to build, so they cannot go with an existing one
 _BUILD_OPTIONS = ("provider", "model", "tools", "system", "memory", "max_iterations")
@@ -37,6 +44,8 @@ class AgentRequest:
     response_format: Any = None
     output_format: str = "text"
     output: str | None = None
+    #: ``--guardrails`` for this cell, on top of the agent's own
+    guardrails: GuardrailsPipeline | None = None
 
 
 def prepare_run(
@@ -72,7 +81,75 @@ def prepare_run(
         response_format=_response_format(magic, options["response_format"], namespace),
         output_format=options["format"] or "text",
         output=output,
+        guardrails=_guardrails(magic, options["guardrails"], namespace),
     )
+
+
+def _guardrails(
+    magic: str, spec: str | None, namespace: Mapping[str, Any]
+) -> GuardrailsPipeline | None:
+    """``--guardrails a,b``: built-in names, or variables holding a Guardrail or a pipeline."""
+    if spec is None:
+        return None
+    from ..guardrails import (
+        Guardrail,
+        GuardrailsPipeline,
+        PIIGuardrail,
+        PromptInjectionGuardrail,
+        ToxicityGuardrail,
+    )
+
+    builtins = {
+        "pii": PIIGuardrail,
+        "toxicity": ToxicityGuardrail,
+        "injection": PromptInjectionGuardrail,
+    }
+    inputs: list[Any] = []
+    outputs: list[Any] = []
+    for name in (part.strip() for part in spec.split(",")):
+        if not name:
+            continue
+        value = namespace.get(name)
+        if isinstance(value, GuardrailsPipeline):
+            inputs += value.input
+            outputs += value.output
+        elif isinstance(value, Guardrail):
+            inputs.append(value)
+        elif name in builtins:
+            inputs.append(builtins[name]())
+        else:
+            mine = sorted(
+                k
+                for k, v in namespace.items()
+                if isinstance(v, (Guardrail, GuardrailsPipeline)) and k[0] != "_"
+            )
+            known = ", ".join([*BUILTIN_GUARDRAILS, *mine])
+            raise NotebookUsageError(
+                f"{magic}: unknown guardrail '{name}'; use one of: {known} "
+                "(or a variable holding a Guardrail or a GuardrailsPipeline)"
+            )
+    return GuardrailsPipeline(input=inputs, output=outputs)
+
+
+@contextlib.contextmanager
+def cell_guardrails(agent: Agent, extra: GuardrailsPipeline | None) -> Iterator[None]:
+    """Run with ``extra`` guardrails added to the agent's own, for this cell only."""
+    if extra is None:
+        yield
+        return
+    from ..guardrails import GuardrailsPipeline
+
+    config = agent.config
+    own = config.guardrails
+    merged = GuardrailsPipeline(
+        input=[*(own.input if own is not None else ()), *extra.input],
+        output=[*(own.output if own is not None else ()), *extra.output],
+    )
+    agent.config = replace(config, guardrails=merged)
+    try:
+        yield
+    finally:
+        agent.config = config
 
 
 def _agent_name(magic: str, parsed: ParsedLine) -> str | None:

@@ -175,7 +175,7 @@ class SelectoolsMagics(Magics):
 
         Options:
         """
-        from .agent_cell import prepare_run
+        from .agent_cell import cell_guardrails, prepare_run
         from .live import run_live
 
         magic = "%agent" if cell is None else "%%agent"
@@ -193,14 +193,15 @@ class SelectoolsMagics(Magics):
                 prompt = cell
             request = prepare_run(magic, parsed, prompt, self.state, self._namespace)
             try:
-                result = run_live(
-                    request.agent,
-                    request.prompt,
-                    response_format=request.response_format,
-                    output_format=request.output_format,
-                    shell=self.shell,
-                    display=self.state.display,
-                )
+                with cell_guardrails(request.agent, request.guardrails):
+                    result = run_live(
+                        request.agent,
+                        request.prompt,
+                        response_format=request.response_format,
+                        output_format=request.output_format,
+                        shell=self.shell,
+                        display=self.state.display,
+                    )
             except NotebookUsageError:
                 raise
             except SelectoolsError as exc:

@@ -13,7 +13,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._view import _html as h
-from .._view._components import ToolCard, error_line, tool_card_html, tool_card_text
+from .._view._components import (
+    GuardNote,
+    ToolCard,
+    error_line,
+    guard_note,
+    guard_note_html,
+    guard_note_text,
+    tool_card_html,
+    tool_card_text,
+)
 from .._view.render import (
     STOP_TONES,
     render_html,
@@ -31,12 +40,13 @@ __all__ = ["Iteration", "Transcript"]
 
 @dataclass
 class Iteration:
-    """One model turn: the text it streamed, notes (retries) and the tools it ran."""
+    """One model turn: the text it streamed, notes (retries), safety decisions and the tools it ran."""
 
     number: int
     parts: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     cards: list[ToolCard] = field(default_factory=list)
+    guards: list[GuardNote] = field(default_factory=list)
     version: int = 0
 
     @property
@@ -115,6 +125,9 @@ class Transcript:
             "on_tool_error",
             "on_error",
             "on_cancelled",
+            "on_guardrail_triggered",
+            "on_coherence_blocked",
+            "on_tool_output_screened",
         }
     )
 
@@ -158,6 +171,13 @@ class Transcript:
             self._add_error(error_line(data["error"]))
         elif name == "on_cancelled":
             self._add_error(f"cancelled ({data['reason']})")
+        else:
+            guard = guard_note(name, data)
+            if guard is not None:
+                block = self._current()
+                block.guards.append(guard)
+                block.version += 1
+                self._write(guard_note_text(guard), line=True)
 
     def _add_error(self, line: str) -> None:
         self.errors.append(line)
@@ -199,6 +219,7 @@ class Transcript:
         if block.parts and not hide_text:
             html += h.pre(block.text)
         html += "".join(tool_card_html(card) for card in block.cards)
+        html += "".join(guard_note_html(note) for note in block.guards)
         self._cache[key] = (block.version, html)
         return html
 
@@ -242,6 +263,7 @@ class Transcript:
             if block.parts and block is not hidden:
                 lines.append(block.text)
             lines += [tool_card_text(card) for card in block.cards]
+            lines += [guard_note_text(note) for note in block.guards]
         lines += [f"  ✗ {error}" for error in self.errors]
         if self.result is not None:
             lines.append(f"[{result_header_text(self.result)}]")

@@ -139,8 +139,8 @@ def tool(
 
     The keywords are the fields of :class:`~selectools.tools.ToolOptions`:
     ``name``, ``description``, ``param_metadata``, ``streaming``,
-    ``terminal``, ``requires_approval``, ``config_injector``, ``injected``
-    and ``injected_kwargs``.
+    ``terminal``, ``requires_approval``, ``screen_output``,
+    ``config_injector``, ``injected`` and ``injected_kwargs``.
     """
     return decorate(func, tool_options("@tool()", options))
 

@@ -29,6 +29,8 @@ class ToolOptions:
     (``{"x": {"description": ..., "enum": [...]}}``), ``streaming`` (default:
     True for generator functions), ``terminal`` (a successful call ends the
     run), ``requires_approval`` (calls go through the approval handler),
+    ``screen_output`` (results are screened for prompt injection before the
+    model reads them, see :mod:`selectools.security`),
     ``injected_kwargs`` (fixed arguments hidden from the model),
     ``config_injector`` (a callable returning hidden arguments at each call;
     probed once at definition unless ``injected`` names its keys).
@@ -40,6 +42,7 @@ class ToolOptions:
     streaming: bool | None = None
     terminal: bool = False
     requires_approval: bool = False
+    screen_output: bool = False
     config_injector: ConfigInjector | None = None
     injected: Collection[str] | str | None = None
     injected_kwargs: Mapping[str, Any] | None = None
@@ -57,6 +60,7 @@ if TYPE_CHECKING:  # only type checkers need the keyword spelling (it costs impo
         streaming: bool | None
         terminal: bool
         requires_approval: bool
+        screen_output: bool
         config_injector: ConfigInjector | None
         injected: Collection[str] | str | None
         injected_kwargs: Mapping[str, Any] | None

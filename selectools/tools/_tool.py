@@ -67,6 +67,8 @@ class Tool(RichDisplay):
         self.streaming = bool(options.streaming) or _is_generator_callable(function)
         self.terminal = options.terminal
         self.requires_approval = options.requires_approval
+        #: screen results for prompt injection before the model reads them (selectools.security)
+        self.screen_output = options.screen_output
         self._source: Any = UNSET
         self.__wrapped__ = function
         self.__name__: str = getattr(function, "__name__", name)

@@ -236,11 +236,6 @@ def test_tool_cell_keeps_a_decorated_tool(shell):
         ("%%tool\nx = 1\n", "the cell defines no function"),
         ("%%tool\ndef broken(:\n    pass\n", "syntax error in line 1"),
         ("%%tool --colour red\ndef f(x: str) -> str:\n    '''D.'''\n", "unknown option --colour"),
-        # not offered until output screening exists (the guardrails issue)
-        (
-            "%%tool --screen-output\ndef f(x: str) -> str:\n    '''D.'''\n",
-            "unknown option --screen-output",
-        ),
         (
             "%%tool --name a\ndef f(x: str) -> str:\n    '''D.'''\ndef g(x: str) -> str:\n    '''D.'''\n",
             "--name and --description need a cell with one function",

@@ -84,6 +84,9 @@ LANDED = frozenset(
         "scheduler",
         "reasoning_tools",
         "toolbox",
+        "guardrails",
+        "audit",
+        "security",
     }
 )
 

@@ -40,6 +40,9 @@ PAGES = {  # pages of the doc set whose python blocks the catalogue must account
     "docs/modules/SCHEDULER.md",
     "docs/modules/REASONING_TOOLS.md",
     "docs/modules/TOOLBOX.md",
+    "docs/modules/GUARDRAILS.md",
+    "docs/modules/AUDIT.md",
+    "docs/modules/SECURITY.md",
 }
 
 pytestmark = pytest.mark.skipif(

@@ -95,11 +95,10 @@ def test_flags_and_defaults() -> None:
 
 
 def test_an_unknown_option_is_named_with_the_options_there_are() -> None:
-    """``screen_output`` is left out until output screening exists (the guardrails issue)."""
     with pytest.raises(
-        TypeError, match=r"unexpected option\(s\) 'screen_output'; its options are: name"
+        TypeError, match=r"unexpected option\(s\) 'screen_outputs'; its options are: name"
     ):
-        tool(screen_output=True)
+        tool(screen_outputs=True)
     with pytest.raises(TypeError, match=r"@registry.tool\(\) got unexpected option\(s\) 'bogus'"):
         ToolRegistry().tool(bogus=1)
 
