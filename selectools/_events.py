@@ -45,6 +45,8 @@ EventName = Literal[
     "on_memory_summarize",
     "on_session_load",
     "on_session_save",
+    "on_entity_extraction",
+    "on_kg_extraction",
 ]
 
 #: event name -> (scope, parameter names after ``run_id``/``batch_id``)
@@ -76,6 +78,8 @@ EVENTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "on_memory_summarize": ("memory", ("summary", "messages_summarized")),
     "on_session_load": ("memory", ("session_id", "message_count")),
     "on_session_save": ("memory", ("session_id", "message_count")),
+    "on_entity_extraction": ("memory", ("entities_extracted", "entities_total", "entities")),
+    "on_kg_extraction": ("memory", ("triples_extracted", "triples_total", "triples")),
 }
 
 
@@ -233,6 +237,24 @@ class ObserverEvents:
 
     def on_session_save(self, run_id: str, session_id: str, message_count: int) -> None:
         """memory event: on_session_save(run_id, session_id, message_count)."""
+
+    def on_entity_extraction(
+        self,
+        run_id: str,
+        entities_extracted: int,
+        entities_total: int,
+        entities: list[Any],
+    ) -> None:
+        """memory event: on_entity_extraction(run_id, entities_extracted, entities_total, entities)."""
+
+    def on_kg_extraction(
+        self,
+        run_id: str,
+        triples_extracted: int,
+        triples_total: int,
+        triples: list[Any],
+    ) -> None:
+        """memory event: on_kg_extraction(run_id, triples_extracted, triples_total, triples)."""
 
 
 class AsyncObserverEvents:
@@ -404,3 +426,21 @@ class AsyncObserverEvents:
 
     async def a_on_session_save(self, run_id: str, session_id: str, message_count: int) -> None:
         """memory event: on_session_save(run_id, session_id, message_count)."""
+
+    async def a_on_entity_extraction(
+        self,
+        run_id: str,
+        entities_extracted: int,
+        entities_total: int,
+        entities: list[Any],
+    ) -> None:
+        """memory event: on_entity_extraction(run_id, entities_extracted, entities_total, entities)."""
+
+    async def a_on_kg_extraction(
+        self,
+        run_id: str,
+        triples_extracted: int,
+        triples_total: int,
+        triples: list[Any],
+    ) -> None:
+        """memory event: on_kg_extraction(run_id, triples_extracted, triples_total, triples)."""

@@ -98,6 +98,14 @@ SPECS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     "on_memory_summarize": ("memory", (("summary", "str"), ("messages_summarized", "int"))),
     "on_session_load": ("memory", (("session_id", "str"), ("message_count", "int"))),
     "on_session_save": ("memory", (("session_id", "str"), ("message_count", "int"))),
+    "on_entity_extraction": (
+        "memory",
+        (("entities_extracted", "int"), ("entities_total", "int"), ("entities", "list[Any]")),
+    ),
+    "on_kg_extraction": (
+        "memory",
+        (("triples_extracted", "int"), ("triples_total", "int"), ("triples", "list[Any]")),
+    ),
 }
 
 TARGET = Path(__file__).with_name("_events.py")

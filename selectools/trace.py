@@ -57,6 +57,8 @@ class StepType(str, Enum):
     BUDGET_EXCEEDED = "budget_exceeded"
     POLICY_DECISION = "policy_decision"
     CANCELLED = "cancelled"
+    ENTITY_EXTRACTION = "entity_extraction"
+    KG_EXTRACTION = "kg_extraction"
 
     def __str__(self) -> str:
         return self.value
@@ -80,6 +82,8 @@ STEP_EVENTS: dict[StepType, tuple[tuple[EventName, ...], tuple[EventName, ...]]]
     StepType.BUDGET_EXCEEDED: (("on_budget_exceeded",), ()),
     StepType.POLICY_DECISION: (("on_policy_decision",), ()),
     StepType.CANCELLED: (("on_cancelled",), ("on_cancelled",)),
+    StepType.ENTITY_EXTRACTION: (("on_entity_extraction",), ()),
+    StepType.KG_EXTRACTION: (("on_kg_extraction",), ()),
 }
 
 

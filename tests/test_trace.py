@@ -75,7 +75,7 @@ def _trace() -> AgentTrace:
 def test_step_types_compare_to_strings():
     assert StepType.LLM_CALL == "llm_call"
     assert StepType("structured_retry") is StepType.STRUCTURED_RETRY
-    assert len(StepType) == 12
+    assert len(StepType) == 14  # + entity_extraction, kg_extraction (issue 14)
     assert set(StepType) == set(STEP_EVENTS)  # every kind says which events announce it
 
 
