@@ -90,7 +90,9 @@ class KnowledgeMemory:
         if backend == "sqlite":
             from ._sqlite_store import SQLiteKnowledgeStore
 
-            return SQLiteKnowledgeStore(Path(db_path) if db_path else self.storage_dir / "knowledge.db")
+            return SQLiteKnowledgeStore(
+                Path(db_path) if db_path else self.storage_dir / "knowledge.db"
+            )
         if backend == "redis":
             from ._redis_store import RedisKnowledgeStore
 
