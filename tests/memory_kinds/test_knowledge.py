@@ -153,7 +153,7 @@ def test_quickstart_aliases(tmp_path):
 
 def test_unknown_backend_and_newer_store_are_clear_errors(tmp_path):
     with pytest.raises(
-        UnknownBackendError, match="unknown backend 'supabase'.*'file', 'sqlite', 'redis'"
+        UnknownBackendError, match=r"unknown backend 'supabase'.*'file', 'sqlite', 'redis'"
     ):
         KnowledgeMemory(storage_dir=tmp_path, backend="supabase")
     KnowledgeMemory(storage_dir=tmp_path).remember("x")

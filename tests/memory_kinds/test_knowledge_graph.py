@@ -112,7 +112,7 @@ def test_storage_shortcut_and_unknown_backend(tmp_path):
     assert isinstance(KnowledgeGraphMemory(storage="memory").store, InMemoryTripleStore)
     kg = KnowledgeGraphMemory(storage="sqlite", db_path=tmp_path / "g.db")
     assert isinstance(kg.store, SQLiteTripleStore)
-    with pytest.raises(UnknownBackendError, match="unknown backend 'neo4j'.*'memory', 'sqlite'"):
+    with pytest.raises(UnknownBackendError, match=r"unknown backend 'neo4j'.*'memory', 'sqlite'"):
         KnowledgeGraphMemory(storage="neo4j")
     with pytest.raises(TypeError, match="TripleStore"):
         KnowledgeGraphMemory(store={})  # type: ignore[arg-type]
