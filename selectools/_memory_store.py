@@ -170,3 +170,51 @@ def run_extraction(provider: Any, request: LLMRequest) -> str:
 
     message, _usage = complete(provider, request)
     return message.text
+
+
+def open_sqlite(path: str, schema: str, what: str) -> Any:
+    """A SQLite connection to a store of ``schema``, created (or checked) safely across processes.
+
+    Set-up runs in one ``BEGIN IMMEDIATE`` transaction (the version read and the
+    tables created under the same write lock, so two processes opening a new
+    file at once do not deadlock); later writes also begin IMMEDIATE. The
+    journal is WAL and waits up to 30 s for another writer.
+    """
+    import sqlite3
+    import time
+
+    if path != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    deadline = time.monotonic() + 30.0
+    while True:
+        conn = sqlite3.connect(path, timeout=30.0, check_same_thread=False, isolation_level=None)
+        try:
+            conn.execute("PRAGMA busy_timeout=30000")
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                check_version(version or None, f"{what} {path}")
+                for statement in schema.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                if not version:
+                    conn.execute(f"PRAGMA user_version={FORMAT_VERSION}")
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        except sqlite3.OperationalError as exc:
+            conn.close()
+            if "locked" in str(exc) and time.monotonic() < deadline:
+                time.sleep(0.05)
+                continue
+            raise MemoryStoreError(f"{path} cannot be opened as a {what}: {exc}") from None
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise MemoryStoreError(f"{path} is not a {what}: {exc}") from None
+        except BaseException:
+            conn.close()
+            raise
+        conn.isolation_level = "IMMEDIATE"
+        return conn

@@ -304,6 +304,14 @@ class EntityMemory:
             raise MemoryStoreError(f"an entity in the snapshot cannot be read: {exc!r}") from None
         return memory
 
+    def load_dict(self, data: dict[str, Any]) -> None:
+        """Replace the tracked entities with a :meth:`to_dict` snapshot (sessions use this)."""
+        restored = EntityMemory.from_dict(data)
+        with self._lock:
+            self._entities = restored._entities
+            while len(self._entities) > self.max_entities:
+                self._entities.popitem(last=False)
+
     def save(self, path: str | Path) -> None:
         """Write to ``path`` atomically, merged with what another process saved there."""
         target = Path(path)

@@ -141,3 +141,35 @@ def _extract(
     except ExtractionError as exc:
         ctx.fail(phase, exc, f"malformed {what} reply: {exc.problem}", started, reply=exc.reply)
         return None
+
+
+def session_payload(config: Any) -> dict[str, Any]:
+    """What a session saves of these memories: entities, and triples kept only in memory.
+
+    A SQLite triple store and the knowledge memory persist themselves.
+    """
+    from ..knowledge_graph import InMemoryTripleStore
+
+    payload: dict[str, Any] = {}
+    if config.entity_memory is not None:
+        payload["entity_memory"] = config.entity_memory.to_dict()
+    graph = config.knowledge_graph
+    if graph is not None and isinstance(graph.store, InMemoryTripleStore):
+        payload["knowledge_graph"] = graph.to_dict()
+    return payload
+
+
+def restore_session(config: Any, data: dict[str, Any]) -> None:
+    """Put a loaded session's entities and triples back into the configured memories."""
+    from .._memory_store import check_version
+    from ..knowledge_graph import Triple
+
+    saved = data.get("entity_memory")
+    if config.entity_memory is not None and isinstance(saved, dict):
+        config.entity_memory.load_dict(saved)
+    graph = config.knowledge_graph
+    saved = data.get("knowledge_graph")
+    if graph is not None and isinstance(saved, dict):
+        check_version(saved.get("format"), "the session's knowledge graph")
+        graph.store.add([Triple.from_dict(t) for t in saved.get("triples", [])])
+        graph.turns = max(graph.turns, int(saved.get("turns", 0)))

@@ -8,12 +8,11 @@ processes sharing the file wait for each other instead of losing records.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .._memory_store import FORMAT_VERSION, MemoryStoreError, check_version
+from .._memory_store import open_sqlite
 from ._entry import KnowledgeEntry
 
 __all__ = ["SQLiteKnowledgeStore"]
@@ -47,25 +46,8 @@ class SQLiteKnowledgeStore:
 
     def __init__(self, db_path: str | Path = "knowledge.db") -> None:
         self.db_path = str(db_path)
-        if self.db_path != ":memory:":
-            Path(self.db_path).parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(self.db_path, timeout=30.0, check_same_thread=False)
-        try:
-            version = self._conn.execute("PRAGMA user_version").fetchone()[0]
-            check_version(version or None, f"knowledge store {self.db_path}")
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA busy_timeout=30000")
-            with self._conn:
-                self._conn.executescript(_SCHEMA)
-                if not version:
-                    self._conn.execute(f"PRAGMA user_version={FORMAT_VERSION}")
-        except sqlite3.DatabaseError as exc:
-            self._conn.close()
-            raise MemoryStoreError(f"{self.db_path} is not a knowledge store: {exc}") from None
-        except BaseException:
-            self._conn.close()
-            raise
+        self._conn = open_sqlite(self.db_path, _SCHEMA, "knowledge store")
 
     def __repr__(self) -> str:
         return f"SQLiteKnowledgeStore({self.db_path!r})"

@@ -9,13 +9,12 @@ database readable and concurrent writers from several processes all land.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .._memory_store import FORMAT_VERSION, MemoryStoreError, check_version
+from .._memory_store import open_sqlite
 from ._triple import Triple, matches_keywords
 
 __all__ = ["InMemoryTripleStore", "SQLiteTripleStore"]
@@ -115,25 +114,8 @@ class SQLiteTripleStore:
 
     def __init__(self, db_path: str | Path = "knowledge_graph.db") -> None:
         self.db_path = str(db_path)
-        if self.db_path != ":memory:":
-            Path(self.db_path).parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(self.db_path, timeout=30.0, check_same_thread=False)
-        try:
-            version = self._conn.execute("PRAGMA user_version").fetchone()[0]
-            check_version(version or None, f"triple store {self.db_path}")
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA busy_timeout=30000")
-            with self._conn:
-                self._conn.executescript(_SCHEMA)
-                if not version:
-                    self._conn.execute(f"PRAGMA user_version={FORMAT_VERSION}")
-        except sqlite3.DatabaseError as exc:
-            self._conn.close()
-            raise MemoryStoreError(f"{self.db_path} is not a triple store: {exc}") from None
-        except BaseException:
-            self._conn.close()
-            raise
+        self._conn = open_sqlite(self.db_path, _SCHEMA, "triple store")
 
     def close(self) -> None:
         self._conn.close()

@@ -197,3 +197,35 @@ def test_a_user_tool_named_remember_conflicts_clearly(tmp_path):
 
     with pytest.raises(ValueError, match="two tools are named 'remember'"):
         Agent(tools=[remember], config=AgentConfig(knowledge_memory=KnowledgeMemory(tmp_path)))
+
+
+def test_entities_and_in_memory_triples_are_saved_with_the_session(tmp_path):
+    from selectools.sessions import SQLiteSessionStore
+
+    store = SQLiteSessionStore(db_path=str(tmp_path / "sessions.db"))
+    first = Agent(
+        provider=ScriptedProvider(["Noted."]),
+        memory=ConversationMemory(),
+        config=AgentConfig(
+            entity_memory=EntityMemory(provider=ScriptedProvider([ENTITIES])),
+            knowledge_graph=KnowledgeGraphMemory(provider=ScriptedProvider([TRIPLES])),
+            session_store=store,
+            session_id="user-42",
+        ),
+    )
+    first.run("Alice is an engineer at Acme Corp.")
+    em, kg = EntityMemory(), KnowledgeGraphMemory()
+    provider = ScriptedProvider(["Alice is an engineer."])
+    second = Agent(
+        provider=provider,
+        memory=ConversationMemory(),
+        config=AgentConfig(
+            entity_memory=em, knowledge_graph=kg, session_store=store, session_id="user-42"
+        ),
+    )
+    assert em.get_entity("alice").attributes == {"role": "engineer"}
+    assert kg.store.count() == 2 and kg.turns == 1
+    second.run("Who is Alice?")
+    prompt = provider.requests[0].system_prompt
+    assert "- Alice (person): role=engineer" in prompt
+    assert "- Alice works_at Acme Corp (0.95)" in prompt

@@ -91,8 +91,6 @@ def test_kill_9_during_writes_leaves_the_store_readable(kind, tmp_path, request)
 @pytest.mark.parametrize("kind", KINDS)
 def test_two_processes_writing_one_store_lose_nothing(kind, tmp_path, request):
     target = _target(kind, tmp_path, request)
-    if kind == "knowledge-sqlite":
-        _read(kind, target)  # create the database before the race
     writers = [
         subprocess.Popen(
             _cmd("write", kind, target, tag, "30"),
