@@ -35,6 +35,9 @@ PAGES = {  # pages of the doc set whose python blocks the catalogue must account
     "docs/modules/USAGE.md",
     "docs/modules/STABILITY.md",
     "docs/modules/EXCEPTIONS.md",
+    "docs/modules/ENTITY_MEMORY.md",
+    "docs/modules/KNOWLEDGE_GRAPH.md",
+    "docs/modules/KNOWLEDGE.md",
 }
 
 pytestmark = pytest.mark.skipif(
