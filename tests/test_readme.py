@@ -34,6 +34,11 @@ def test_readme_examples_run(monkeypatch, tmp_path):
     assert "[('get_price', True)]\n" in printed  # the filtered observer saw the tool end
     assert "HELLO\n" in printed  # a ToolLike that is not a function wrapper ran
     assert namespace["result"].content == "Hello from the fake server!"
+    assert (
+        "[Known Entities]\n- Alice (person): role=engineer\n\n"
+        "[Known Relationships]\n- Alice works_at Acme (0.90)\n\n"
+        "[Long-term Memory]\n## people\n- Alice prefers Python\n"
+    ) in printed
 
 
 @pytest.mark.parametrize("command", ['pip install -e ".[dev]" && python -m pytest'])
