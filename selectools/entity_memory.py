@@ -231,14 +231,11 @@ class EntityMemory:
                     entity.attributes.update(incoming.attributes)
                     entity.mentions += 1
                     entity.last_seen = stamp
-                    for alias in incoming.aliases:
-                        if alias not in entity.aliases:
+                    known = {entity.name.lower(), *(a.lower() for a in entity.aliases)}
+                    for alias in [*incoming.aliases, incoming.name.strip()]:
+                        if alias.lower() not in known:
                             entity.aliases.append(alias)
-                    if (
-                        incoming.name.strip() != entity.name
-                        and incoming.name.strip() not in entity.aliases
-                    ):
-                        entity.aliases.append(incoming.name.strip())
+                            known.add(alias.lower())
                     self._entities.move_to_end(key)
             while len(self._entities) > self.max_entities:
                 self._entities.popitem(last=False)
