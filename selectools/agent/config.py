@@ -164,7 +164,9 @@ class AgentConfig:
             "session_store",
             "JsonFileSessionStore(...), SQLiteSessionStore(...) or RedisSessionStore(...)",
         )
-        _expect(self.entity_memory, ("build_context", "update"), "entity_memory", "EntityMemory(...)")
+        _expect(
+            self.entity_memory, ("build_context", "update"), "entity_memory", "EntityMemory(...)"
+        )
         _expect(
             self.knowledge_graph,
             ("build_context", "update"),
