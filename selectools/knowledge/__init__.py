@@ -3,15 +3,16 @@
 ``from selectools.knowledge import KnowledgeMemory``. The default file backend
 keeps ``<storage_dir>/MEMORY.md`` (long-term facts by category, never pruned)
 and ``<storage_dir>/logs/YYYY-MM-DD.jsonl`` (every entry, pruned after
-``max_log_days``); ``backend="sqlite"`` and ``backend="redis"`` store the same
-data in SQLite or a Redis server, or pass any :class:`KnowledgeStore`.
+``max_log_days``); ``backend="sqlite"``, ``backend="redis"`` and
+``backend="supabase"`` store the same data in SQLite, a Redis server or two
+Supabase tables, or pass any :class:`KnowledgeStore`.
 
 With ``AgentConfig(knowledge_memory=...)`` the agent gets a ``remember`` tool
 and its prompt carries ``[Long-term Memory]`` and ``[Recent Memory]``.
 
-Not included: the Supabase backend the docs name (``SupabaseKnowledgeStore``);
-``backend="supabase"`` raises :class:`UnknownBackendError`. A store written
-by a newer selectools raises :class:`StoreVersionError`.
+An unknown ``backend`` raises :class:`UnknownBackendError`; a store written by
+a newer selectools raises :class:`StoreVersionError`. The Supabase store is
+tested against a local fake of the PostgREST routes it uses, not supabase.com.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ._memory import BACKENDS, KnowledgeMemory
 if TYPE_CHECKING:
     from ._redis_store import RedisKnowledgeStore
     from ._sqlite_store import SQLiteKnowledgeStore
+    from ._supabase_store import SupabaseKnowledgeStore
 
 __all__ = [
     "BACKENDS",
@@ -37,6 +39,7 @@ __all__ = [
     "RedisKnowledgeStore",
     "SQLiteKnowledgeStore",
     "StoreVersionError",
+    "SupabaseKnowledgeStore",
     "UnknownBackendError",
 ]
 
@@ -50,4 +53,8 @@ def __getattr__(name: str) -> Any:
         from ._redis_store import RedisKnowledgeStore
 
         return RedisKnowledgeStore
+    if name == "SupabaseKnowledgeStore":
+        from ._supabase_store import SupabaseKnowledgeStore
+
+        return SupabaseKnowledgeStore
     raise AttributeError(f"module 'selectools.knowledge' has no attribute {name!r}")

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 
 __all__ = ["BACKENDS", "KnowledgeMemory"]
 
-#: ``backend=`` names. Supabase is not included (see the package docstring).
-BACKENDS = ("file", "sqlite", "redis")
+#: ``backend=`` names.
+BACKENDS = ("file", "sqlite", "redis", "supabase")
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -34,7 +34,9 @@ class KnowledgeMemory:
 
     ``storage_dir`` is the folder of the default file backend; ``backend="sqlite"``
     (``db_path``, default ``<storage_dir>/knowledge.db``) and ``backend="redis"``
-    (``redis_url``, ``redis_prefix``) keep the same data elsewhere, or pass any
+    (``redis_url``, ``redis_prefix``) and ``backend="supabase"`` (``supabase_url``,
+    ``supabase_key`` or ``$SUPABASE_URL``/``$SUPABASE_KEY``) keep the same data
+    elsewhere, or pass any
     :class:`KnowledgeStore` as ``store``. QUICKSTART's ``directory=`` and
     ``recent_days=`` are accepted: ``recent_days`` limits ``[Recent Memory]`` to
     the last N days (default: ``max_log_days``). ``max_entries`` caps the log:
@@ -52,6 +54,8 @@ class KnowledgeMemory:
         db_path: str | os.PathLike[str] | None = None,
         redis_url: str = "redis://localhost:6379/0",
         redis_prefix: str = "selectools:knowledge:",
+        supabase_url: str | None = None,
+        supabase_key: str | None = None,
         max_entries: int | None = None,
         directory: str | os.PathLike[str] | None = None,
         recent_days: int | None = None,
@@ -70,7 +74,9 @@ class KnowledgeMemory:
         self.recent_days = recent_days
         self.max_entries = max_entries
         if store is None:
-            store = self._store_for(backend, db_path, redis_url, redis_prefix)
+            store = self._store_for(
+                backend, db_path, redis_url, redis_prefix, supabase_url, supabase_key
+            )
         elif not isinstance(store, KnowledgeStore):
             raise TypeError(
                 "KnowledgeMemory: store must implement KnowledgeStore (add, entries, facts, delete, "
@@ -84,6 +90,8 @@ class KnowledgeMemory:
         db_path: str | os.PathLike[str] | None,
         redis_url: str,
         redis_prefix: str,
+        supabase_url: str | None,
+        supabase_key: str | None,
     ) -> KnowledgeStore:
         if backend == "file":
             return FileKnowledgeStore(self.storage_dir)
@@ -97,6 +105,17 @@ class KnowledgeMemory:
             from ._redis_store import RedisKnowledgeStore
 
             return RedisKnowledgeStore(redis_url, prefix=redis_prefix)
+        if backend == "supabase":
+            from ._supabase_store import SupabaseKnowledgeStore
+
+            url = supabase_url or os.environ.get("SUPABASE_URL")
+            key = supabase_key or os.environ.get("SUPABASE_KEY")
+            if not url or not key:
+                raise ValueError(
+                    "KnowledgeMemory(backend='supabase') needs supabase_url= and supabase_key= "
+                    "(or the SUPABASE_URL and SUPABASE_KEY environment variables)"
+                )
+            return SupabaseKnowledgeStore(url, key)
         raise UnknownBackendError("KnowledgeMemory(backend=...)", backend, BACKENDS)
 
     def __repr__(self) -> str:

@@ -3,8 +3,9 @@
 ``python -m tests.memory_kinds._writer write KIND TARGET TAG COUNT`` writes
 COUNT records tagged TAG (COUNT 0: forever), printing each finished count;
 ``... read KIND TARGET`` prints the stored record names as a JSON list.
-KIND: entity, triples, knowledge-file, knowledge-sqlite, knowledge-redis
-(TARGET is a path, or ``URL|PREFIX`` for Redis).
+KIND: entity, triples, knowledge-file, knowledge-sqlite, knowledge-redis,
+knowledge-supabase (TARGET is a path, ``URL|PREFIX`` for Redis, ``URL|KEY`` for
+the fake Supabase).
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ def _open(kind: str, target: str) -> Any:
         if backend == "redis":
             url, prefix = target.split("|")
             return KnowledgeMemory(backend="redis", redis_url=url, redis_prefix=prefix)
+        if backend == "supabase":
+            url, key = target.split("|")
+            return KnowledgeMemory(backend="supabase", supabase_url=url, supabase_key=key)
         return KnowledgeMemory(storage_dir=target, backend=backend)
     raise SystemExit(f"unknown kind {kind}")
 

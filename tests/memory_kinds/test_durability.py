@@ -12,7 +12,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-KINDS = ["entity", "triples", "knowledge-file", "knowledge-sqlite", "knowledge-redis"]
+KINDS = [
+    "entity",
+    "triples",
+    "knowledge-file",
+    "knowledge-sqlite",
+    "knowledge-redis",
+    "knowledge-supabase",
+]
 
 
 def _env() -> dict[str, str]:
@@ -28,6 +35,11 @@ def _cmd(*args: str) -> list[str]:
 def _target(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
     if kind == "knowledge-redis":
         return f"{request.getfixturevalue('redis_server')}|dur:{request.node.name}:"
+    if kind == "knowledge-supabase":
+        fake = request.getfixturevalue("fake_supabase")
+        for rows in fake.tables.values():  # one fake per session: start from empty tables
+            rows.clear()
+        return f"{fake.url}|{fake.key}"
     return str(tmp_path / {"entity": "entities.json", "triples": "kg.db"}.get(kind, "mem"))
 
 

@@ -17,8 +17,13 @@ from selectools.knowledge import (
 )
 
 
-@pytest.fixture(params=["file", "sqlite", "redis"])
+@pytest.fixture(params=["file", "sqlite", "redis", "supabase"])
 def km(request, tmp_path):
+    if request.param == "supabase":
+        fake = request.getfixturevalue("fake_supabase")
+        memory = KnowledgeMemory(backend="supabase", supabase_url=fake.url, supabase_key=fake.key)
+        memory.clear()
+        return memory
     if request.param == "redis":
         url = request.getfixturevalue("redis_server")
         prefix = f"test:{request.node.name}:"
@@ -153,9 +158,9 @@ def test_quickstart_aliases(tmp_path):
 
 def test_unknown_backend_and_newer_store_are_clear_errors(tmp_path):
     with pytest.raises(
-        UnknownBackendError, match=r"unknown backend 'supabase'.*'file', 'sqlite', 'redis'"
+        UnknownBackendError, match=r"unknown backend 'mongo'.*'file', 'sqlite', 'redis', 'supabase'"
     ):
-        KnowledgeMemory(storage_dir=tmp_path, backend="supabase")
+        KnowledgeMemory(storage_dir=tmp_path, backend="mongo")
     KnowledgeMemory(storage_dir=tmp_path).remember("x")
     (tmp_path / ".selectools-knowledge.json").write_text('{"format": 7}')
     with pytest.raises(StoreVersionError, match="format 7 by a newer selectools"):
@@ -198,3 +203,31 @@ def test_dataframe_and_html(tmp_path):
     assert list(frame["persistent"]) == [True, False]
     html = km._repr_html_()
     assert "1 long-term fact" in html and "2 log entries" in html and "Meeting at 3pm" in html
+
+
+def test_supabase_speaks_postgrest_and_reports_server_errors(fake_supabase, monkeypatch):
+    from selectools.knowledge import MemoryStoreError, SupabaseKnowledgeStore
+
+    monkeypatch.delenv("SUPABASE_URL", raising=False)
+    monkeypatch.delenv("SUPABASE_KEY", raising=False)
+    with pytest.raises(ValueError, match="supabase_url= and supabase_key="):
+        KnowledgeMemory(backend="supabase")
+    monkeypatch.setenv("SUPABASE_URL", fake_supabase.url)
+    monkeypatch.setenv("SUPABASE_KEY", fake_supabase.key)
+    km = KnowledgeMemory(backend="supabase")
+    assert isinstance(km.store, SupabaseKnowledgeStore)
+    assert "service-key" not in repr(km.store)
+    before = len(fake_supabase.requests)
+    km.remember("Uses Postgres", category="technical", persistent=True)
+    sent = fake_supabase.requests[before:]
+    assert [m for m, _ in sent] == ["POST", "POST"]
+    assert sent[1][1] == "/rest/v1/selectools_knowledge_facts?on_conflict=category,content"
+    wrong = SupabaseKnowledgeStore(fake_supabase.url, "not-the-key")
+    with pytest.raises(MemoryStoreError, match=r"HTTP 401: .*Invalid API key"):
+        wrong.facts()
+    missing = SupabaseKnowledgeStore(fake_supabase.url, fake_supabase.key, table="nope")
+    with pytest.raises(MemoryStoreError, match=r"HTTP 404: .*relation .*nope.* does not exist"):
+        missing.entries()
+    gone = SupabaseKnowledgeStore("http://127.0.0.1:9", "k")
+    with pytest.raises(MemoryStoreError, match="unreachable"):
+        gone.facts()
