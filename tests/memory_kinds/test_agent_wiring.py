@@ -229,3 +229,18 @@ def test_entities_and_in_memory_triples_are_saved_with_the_session(tmp_path):
     prompt = provider.requests[0].system_prompt
     assert "- Alice (person): role=engineer" in prompt
     assert "- Alice works_at Acme Corp (0.95)" in prompt
+
+
+def test_verbose_reports_extractions(tmp_path, capsys):
+    agent = Agent(
+        provider=ScriptedProvider(["ok"]),
+        config=AgentConfig(
+            verbose=True,
+            entity_memory=EntityMemory(provider=ScriptedProvider([ENTITIES])),
+            knowledge_graph=KnowledgeGraphMemory(provider=ScriptedProvider([TRIPLES])),
+        ),
+    )
+    agent.run("Alice is an engineer at Acme Corp.")
+    out = capsys.readouterr().out
+    assert "[agent] entities: 2 extracted (Alice, Acme Corp), 2 tracked" in out
+    assert "[agent] knowledge graph: 2 triple(s) extracted, 2 stored" in out

@@ -134,3 +134,21 @@ def test_dataframe_and_html():
     assert frame.loc[0, "attributes"] == {"role": "eng"}
     html = em._repr_html_()
     assert "Alice" in html and "role=eng" in html and "1 entity" in html
+
+
+def test_a_file_from_a_newer_version_or_not_a_memory_is_refused(tmp_path):
+    from selectools._memory_store import MemoryStoreError, StoreVersionError
+
+    path = tmp_path / "entities.json"
+    EntityMemory().save(path)
+    data = json.loads(path.read_text())
+    data["format"] = 9
+    path.write_text(json.dumps(data))
+    with pytest.raises(StoreVersionError, match="format 9 by a newer selectools"):
+        EntityMemory.load(path)
+    with pytest.raises(StoreVersionError):
+        EntityMemory().save(path)  # never overwrites what it cannot read
+    assert json.loads(path.read_text())["format"] == 9
+    path.write_text("{half a file")
+    with pytest.raises(MemoryStoreError, match="is not an entity memory file"):
+        EntityMemory.load(path)
