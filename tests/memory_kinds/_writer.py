@@ -2,7 +2,9 @@
 
 ``python -m tests.memory_kinds._writer write KIND TARGET TAG COUNT`` writes
 COUNT records tagged TAG (COUNT 0: forever), printing each finished count;
-``... read KIND TARGET`` prints the stored record names as a JSON list.
+``... write-die KIND TARGET TAG COUNT replace|write N`` kills itself at the Nth
+``os.replace`` (a file written, not yet renamed) or half-way through the Nth
+``os.write``; ``... read KIND TARGET`` prints the stored record names as a JSON list.
 KIND: entity, triples, knowledge-file, knowledge-sqlite, knowledge-redis,
 knowledge-supabase (TARGET is a path, ``URL|PREFIX`` for Redis, ``URL|KEY`` for
 the fake Supabase).
@@ -81,8 +83,38 @@ def read(kind: str, target: str) -> None:
     )
 
 
+def die_at(point: str, call: int) -> None:
+    """SIGKILL this process at the ``call``-th ``os.replace`` or half-way through an ``os.write``."""
+    import os
+    import signal
+
+    calls = {"n": 0}
+    real_replace, real_write = os.replace, os.write
+
+    def replace(src: Any, dst: Any) -> None:
+        calls["n"] += 1
+        if calls["n"] == call:
+            os.kill(os.getpid(), signal.SIGKILL)  # the new file is written, not yet renamed
+        real_replace(src, dst)
+
+    def write(fd: int, data: bytes) -> int:
+        calls["n"] += 1
+        if calls["n"] == call:
+            real_write(fd, data[: len(data) // 2])
+            os.kill(os.getpid(), signal.SIGKILL)  # half a line on disk
+        return real_write(fd, data)
+
+    if point == "replace":
+        os.replace = replace  # type: ignore[assignment]
+    else:
+        os.write = write  # type: ignore[assignment]
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "write":
+    if sys.argv[1] == "write-die":
+        die_at(sys.argv[6], int(sys.argv[7]))
+        write(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
+    elif sys.argv[1] == "write":
         write(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
     else:
         read(sys.argv[2], sys.argv[3])

@@ -123,3 +123,43 @@ def test_two_processes_writing_one_store_lose_nothing(kind, tmp_path, request):
     assert len(stored["records"]) == 60
     if kind.startswith("knowledge-"):
         assert set(stored["facts"]) == {f"{t}-{i}" for t in ("x", "y") for i in range(0, 30, 2)}
+
+
+@pytest.mark.parametrize(
+    ("kind", "point", "call", "survivors"),
+    [
+        # entity saves rewrite the file: killed before the 3rd rename, the 2nd save is what is left
+        ("entity", "replace", 3, 2),
+        # knowledge: the 3rd log line (record 2) is torn half-way
+        ("knowledge-file", "write", 3, 2),
+        # renames: the folder's version marker, MEMORY.md for record 0, then for record 2
+        # (even records are persistent): killed there, its log line is in, MEMORY.md is the old one
+        ("knowledge-file", "replace", 3, 3),
+    ],
+)
+def test_killed_at_the_worst_moment(kind, point, call, survivors, tmp_path, request):
+    target = _target(kind, tmp_path, request)
+    done = subprocess.run(
+        _cmd("write-die", kind, target, "d", "10", point, str(call)),
+        env=_env(),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == -signal.SIGKILL
+    stored = _read(kind, target)
+    assert sorted(stored["records"]) == [f"d-{i}" for i in range(survivors)]
+    if kind == "knowledge-file":
+        # MEMORY.md is the old file or the new one, never half of one
+        assert stored["facts"] == ["d-0"]
+        # and the next writer goes on cleanly after the torn line
+        more = subprocess.run(
+            _cmd("write", kind, target, "e", "2"),
+            env=_env(),
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+        assert more.returncode == 0, more.stderr
+        assert sorted(_read(kind, target)["records"])[-2:] == ["e-0", "e-1"]
