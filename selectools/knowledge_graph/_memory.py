@@ -232,17 +232,22 @@ class KnowledgeGraphMemory:
         return [t for t in found if t.confidence >= self.min_confidence][:top_k]
 
     def neighbours(self, entity: str, depth: int = 1) -> list[Triple]:
-        """The triples within ``depth`` hops of ``entity`` (as subject or object)."""
+        """The triples within ``depth`` hops of ``entity`` (as subject or object), nearest first."""
         seen: dict[tuple[str, str, str], Triple] = {}
-        frontier = {entity}
+        visited = {entity}
+        frontier = [entity]
         for _ in range(max(1, depth)):
-            reached: set[str] = set()
+            reached: list[str] = []
             for name in frontier:
                 for triple in [*self.store.query(subject=name), *self.store.query(object=name)]:
-                    if triple.key not in seen and triple.confidence >= self.min_confidence:
-                        seen[triple.key] = triple
-                        reached.update((triple.subject, triple.object))
-            frontier = reached - frontier
+                    if triple.key in seen or triple.confidence < self.min_confidence:
+                        continue
+                    seen[triple.key] = triple
+                    for other in (triple.subject, triple.object):
+                        if other not in visited:
+                            visited.add(other)
+                            reached.append(other)
+            frontier = reached
         return list(seen.values())
 
     def build_context(self, keywords: list[str] | None = None) -> str:
