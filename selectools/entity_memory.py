@@ -148,6 +148,26 @@ def _entity_from_reply(item: dict[str, Any]) -> Entity | None:
     )
 
 
+def _merge_saved(ours: Entity, theirs: Entity) -> None:
+    """Fold another process's copy of an entity into ours: the later facts win, nothing is lost."""
+    epoch = datetime.min.replace(tzinfo=timezone.utc)
+    ours_newer = (ours.last_seen or epoch) >= (theirs.last_seen or epoch)
+    older, newer = (theirs, ours) if ours_newer else (ours, theirs)
+    attributes = dict(older.attributes)
+    attributes.update(newer.attributes)
+    ours.attributes = attributes
+    ours.mentions = max(ours.mentions, theirs.mentions)
+    ours.last_seen = newer.last_seen
+    ours.first_seen = min(
+        (d for d in (ours.first_seen, theirs.first_seen) if d is not None), default=None
+    )
+    known = {a.lower() for a in ours.aliases}
+    for alias in theirs.aliases:
+        if alias.lower() not in known:
+            ours.aliases.append(alias)
+            known.add(alias.lower())
+
+
 class EntityMemory:
     """Entities extracted across turns, merged by name, LRU-evicted beyond ``max_entities``."""
 
@@ -316,20 +336,16 @@ class EntityMemory:
             if target.exists():
                 on_disk = EntityMemory.load(target)
                 with self._lock:
-                    for key, theirs in on_disk._entities.items():
+                    # oldest first at the front: walk theirs newest to oldest
+                    for key, theirs in reversed(on_disk._entities.items()):
                         ours = self._entities.get(key)
                         if ours is None:
                             self._entities[key] = theirs
                             self._entities.move_to_end(key, last=False)
-                        elif (
-                            theirs.last_seen
-                            and ours.last_seen
-                            and theirs.last_seen > ours.last_seen
-                        ):
-                            merged = dict(theirs.attributes)
-                            merged.update(ours.attributes)
-                            ours.attributes = merged
-                            ours.mentions = max(ours.mentions, theirs.mentions)
+                        else:
+                            _merge_saved(ours, theirs)
+                    while len(self._entities) > self.max_entities:
+                        self._entities.popitem(last=False)
             atomic_write_text(target, json.dumps(self.to_dict(), ensure_ascii=False, indent=1))
 
     @classmethod

@@ -152,3 +152,23 @@ def test_a_file_from_a_newer_version_or_not_a_memory_is_refused(tmp_path):
     path.write_text("{half a file")
     with pytest.raises(MemoryStoreError, match="is not an entity memory file"):
         EntityMemory.load(path)
+
+
+def test_save_keeps_the_later_facts_of_an_entity_both_writers_know(tmp_path):
+    path = tmp_path / "entities.json"
+    one, two = EntityMemory(), EntityMemory()
+    one.update(
+        [Entity(name="Alice", entity_type="person", attributes={"city": "Oslo", "team": "A"})]
+    )
+    two.update(
+        [Entity(name="Alice", entity_type="person", attributes={"city": "Bergen"}, aliases=["Ali"])]
+    )
+    two.update([Entity(name="Bob", entity_type="person")])
+    two.save(path)  # two's Alice is the later one
+    one.update([Entity(name="Carol", entity_type="person")])
+    one.save(path)
+    saved = EntityMemory.load(path)
+    alice = saved.get_entity("Alice")
+    assert alice.attributes == {"city": "Bergen", "team": "A"}
+    assert alice.aliases == ["Ali"]
+    assert {e.name for e in saved.get_all_entities()} == {"Alice", "Bob", "Carol"}
