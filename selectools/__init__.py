@@ -95,6 +95,14 @@ _EXPORTS: dict[str, str] = {
     "InMemoryCache": ".cache",
     "ConversationMemory": ".memory",
     "Memory": ".memory",
+    "Entity": ".entity_memory",
+    "EntityMemory": ".entity_memory",
+    "Triple": ".knowledge_graph",
+    "KnowledgeGraphMemory": ".knowledge_graph",
+    "InMemoryTripleStore": ".knowledge_graph",
+    "SQLiteTripleStore": ".knowledge_graph",
+    "KnowledgeMemory": ".knowledge",
+    "KnowledgeEntry": ".knowledge",
     "ToolPolicy": ".policy",
     "PolicyDecision": ".policy",
     "PolicyResult": ".policy",
@@ -165,6 +173,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .cancellation import (
         CancellationToken as CancellationToken,
     )
+    from .entity_memory import Entity as Entity, EntityMemory as EntityMemory
     from .exceptions import (
         CostWarning as CostWarning,
         MemoryLimitExceededError as MemoryLimitExceededError,
@@ -178,6 +187,13 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .guardrails import (
         GuardrailError as GuardrailError,
         GuardrailsPipeline as GuardrailsPipeline,
+    )
+    from .knowledge import KnowledgeEntry as KnowledgeEntry, KnowledgeMemory as KnowledgeMemory
+    from .knowledge_graph import (
+        InMemoryTripleStore as InMemoryTripleStore,
+        KnowledgeGraphMemory as KnowledgeGraphMemory,
+        SQLiteTripleStore as SQLiteTripleStore,
+        Triple as Triple,
     )
     from .memory import (
         ConversationMemory as ConversationMemory,

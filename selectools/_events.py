@@ -48,6 +48,8 @@ EventName = Literal[
     "on_guardrail_triggered",
     "on_coherence_blocked",
     "on_tool_output_screened",
+    "on_entity_extraction",
+    "on_kg_extraction",
 ]
 
 #: event name -> (scope, parameter names after ``run_id``/``batch_id``)
@@ -82,6 +84,8 @@ EVENTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "on_guardrail_triggered": ("guardrail", ("guardrail_name", "side", "action", "reason")),
     "on_coherence_blocked": ("guardrail", ("call_id", "tool_name", "tool_args", "explanation")),
     "on_tool_output_screened": ("guardrail", ("call_id", "tool_name", "safe", "matched_patterns")),
+    "on_entity_extraction": ("memory", ("entities_extracted", "entities_total", "entities")),
+    "on_kg_extraction": ("memory", ("triples_extracted", "triples_total", "triples")),
 }
 
 
@@ -269,6 +273,24 @@ class ObserverEvents:
         matched_patterns: list[str],
     ) -> None:
         """guardrail event: on_tool_output_screened(run_id, call_id, tool_name, safe, matched_patterns)."""
+
+    def on_entity_extraction(
+        self,
+        run_id: str,
+        entities_extracted: int,
+        entities_total: int,
+        entities: list[Any],
+    ) -> None:
+        """memory event: on_entity_extraction(run_id, entities_extracted, entities_total, entities)."""
+
+    def on_kg_extraction(
+        self,
+        run_id: str,
+        triples_extracted: int,
+        triples_total: int,
+        triples: list[Any],
+    ) -> None:
+        """memory event: on_kg_extraction(run_id, triples_extracted, triples_total, triples)."""
 
 
 class AsyncObserverEvents:
@@ -470,3 +492,21 @@ class AsyncObserverEvents:
         matched_patterns: list[str],
     ) -> None:
         """guardrail event: on_tool_output_screened(run_id, call_id, tool_name, safe, matched_patterns)."""
+
+    async def a_on_entity_extraction(
+        self,
+        run_id: str,
+        entities_extracted: int,
+        entities_total: int,
+        entities: list[Any],
+    ) -> None:
+        """memory event: on_entity_extraction(run_id, entities_extracted, entities_total, entities)."""
+
+    async def a_on_kg_extraction(
+        self,
+        run_id: str,
+        triples_extracted: int,
+        triples_total: int,
+        triples: list[Any],
+    ) -> None:
+        """memory event: on_kg_extraction(run_id, triples_extracted, triples_total, triples)."""

@@ -120,6 +120,14 @@ SPECS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
             ("matched_patterns", "list[str]"),
         ),
     ),
+    "on_entity_extraction": (
+        "memory",
+        (("entities_extracted", "int"), ("entities_total", "int"), ("entities", "list[Any]")),
+    ),
+    "on_kg_extraction": (
+        "memory",
+        (("triples_extracted", "int"), ("triples_total", "int"), ("triples", "list[Any]")),
+    ),
 }
 
 TARGET = Path(__file__).with_name("_events.py")

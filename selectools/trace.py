@@ -60,6 +60,8 @@ class StepType(str, Enum):
     GUARDRAIL = "guardrail"
     COHERENCE_CHECK = "coherence_check"
     OUTPUT_SCREENING = "output_screening"
+    ENTITY_EXTRACTION = "entity_extraction"
+    KG_EXTRACTION = "kg_extraction"
 
     def __str__(self) -> str:
         return self.value
@@ -86,6 +88,8 @@ STEP_EVENTS: dict[StepType, tuple[tuple[EventName, ...], tuple[EventName, ...]]]
     StepType.GUARDRAIL: (("on_guardrail_triggered",), ("on_guardrail_triggered",)),
     StepType.COHERENCE_CHECK: ((), ("on_coherence_blocked",)),
     StepType.OUTPUT_SCREENING: (("on_tool_output_screened",), ("on_tool_output_screened",)),
+    StepType.ENTITY_EXTRACTION: (("on_entity_extraction",), ()),
+    StepType.KG_EXTRACTION: (("on_kg_extraction",), ()),
 }
 
 

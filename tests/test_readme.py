@@ -49,6 +49,11 @@ def test_readme_examples_run(monkeypatch, tmp_path):
     )
     assert "Guardrail 'topic' blocked: Denied topics detected: politics\n" in printed
     assert "['run_start', 'guardrail', 'llm_end']\n" in printed
+    assert (
+        "[Known Entities]\n- Alice (person): role=engineer\n\n"
+        "[Known Relationships]\n- Alice works_at Acme (0.90)\n\n"
+        "[Long-term Memory]\n## people\n- Alice prefers Python\n"
+    ) in printed
 
 
 @pytest.mark.parametrize("command", ['pip install -e ".[dev]" && python -m pytest'])

@@ -75,7 +75,9 @@ def _trace() -> AgentTrace:
 def test_step_types_compare_to_strings():
     assert StepType.LLM_CALL == "llm_call"
     assert StepType("structured_retry") is StepType.STRUCTURED_RETRY
-    assert len(StepType) == 15  # + guardrail, coherence_check, output_screening
+    assert (
+        len(StepType) == 17
+    )  # + guardrail, coherence_check, output_screening (issue 13), entity_extraction, kg_extraction (issue 14)
     assert set(StepType) == set(STEP_EVENTS)  # every kind says which events announce it
 
 

@@ -43,6 +43,10 @@ def run_program(ctx: RunContext) -> Program:
     emitter = ctx.emitter
     emit = emitter.emit
     config = ctx.config
+    if ctx.agent._memory_kinds:
+        from ._memory_kinds import inject_memory  # loaded when these memories are configured
+
+        yield from inject_memory(ctx)
     if emitter.active:
         emit("on_run_start", ctx.history, ctx.system_prompt, model=ctx.model)
     try:
@@ -111,6 +115,10 @@ def run_program(ctx: RunContext) -> Program:
                 break
         if ctx.trimmed:
             yield from summarize_trimmed(ctx)
+        if agent._memory_kinds:
+            from ._memory_kinds import extract_memory
+
+            yield from extract_memory(ctx)
         if config.session_store is not None:
             yield from save_session(ctx)
         return ctx.finish(message, stop_reason)

@@ -60,6 +60,10 @@ def load_session(agent: Agent) -> None:
                 "the stored session was left untouched"
             ) from None
         metadata.update(data.get("metadata") or {})
+        if agent._memory_kinds:
+            from ._memory_kinds import restore_session
+
+            restore_session(config, data)
         agent._session_loaded = (started, now(), len(agent.memory))
     metadata.update(config.session_metadata or {})
     agent.session_metadata = metadata
@@ -102,6 +106,10 @@ def save_session(ctx: RunContext) -> Generator[Any, Any, None]:
     payload = dict(memory.to_dict())
     payload["session_id"] = session_id
     payload["metadata"] = agent.session_metadata
+    if agent._memory_kinds:
+        from ._memory_kinds import session_payload
+
+        payload.update(session_payload(config))
     count = len(payload.get("messages", ()))
     started = now()
     try:

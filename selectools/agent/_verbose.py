@@ -83,6 +83,21 @@ class VerboseObserver(AgentObserver):
     def on_session_save(self, run_id: str, session_id: str, message_count: int) -> None:
         print(f"{self.prefix} saved session {session_id!r} ({message_count} messages)")
 
+    def on_entity_extraction(
+        self, run_id: str, entities_extracted: int, entities_total: int, entities: Any
+    ) -> None:
+        names = ", ".join(e.name for e in entities)
+        print(
+            f"{self.prefix} entities: {entities_extracted} extracted ({names}), {entities_total} tracked"
+        )
+
+    def on_kg_extraction(
+        self, run_id: str, triples_extracted: int, triples_total: int, triples: Any
+    ) -> None:
+        print(
+            f"{self.prefix} knowledge graph: {triples_extracted} triple(s) extracted, {triples_total} stored"
+        )
+
     def on_run_end(self, run_id: str, result: Any) -> None:
         usage = result.usage
         tokens = usage.total_tokens if usage is not None else 0

@@ -20,7 +20,10 @@ if TYPE_CHECKING:
     from ..approval import ConfirmAction
     from ..cache import Cache
     from ..cancellation import CancellationToken
+    from ..entity_memory import EntityMemory
     from ..guardrails import GuardrailsPipeline
+    from ..knowledge import KnowledgeMemory
+    from ..knowledge_graph import KnowledgeGraphMemory
     from ..observer import Observer
     from ..policy import ToolPolicy
     from ..providers.base import AnyProvider
@@ -83,6 +86,10 @@ class AgentConfig:
     summarize_provider: AnyProvider | None = None
     summarize_model: str | None = None
     summarize_max_tokens: int = 150
+    # entity, knowledge-graph and cross-session knowledge memory (context in the prompt)
+    entity_memory: EntityMemory | None = None
+    knowledge_graph: KnowledgeGraphMemory | None = None
+    knowledge_memory: KnowledgeMemory | None = None
     # cancellation
     cancellation_token: CancellationToken | None = None
     # observability
@@ -183,6 +190,21 @@ class AgentConfig:
             ("save", "load"),
             "session_store",
             "JsonFileSessionStore(...), SQLiteSessionStore(...) or RedisSessionStore(...)",
+        )
+        _expect(
+            self.entity_memory, ("build_context", "update"), "entity_memory", "EntityMemory(...)"
+        )
+        _expect(
+            self.knowledge_graph,
+            ("build_context", "update"),
+            "knowledge_graph",
+            "KnowledgeGraphMemory(...)",
+        )
+        _expect(
+            self.knowledge_memory,
+            ("build_context", "remember"),
+            "knowledge_memory",
+            "KnowledgeMemory(...)",
         )
         if self.confirm_action is not None and not callable(self.confirm_action):
             raise TypeError(

@@ -145,6 +145,14 @@ class Agent(RichDisplay):
         self._registry = ToolRegistry()
         for item in tools or ():
             self._register(item, replace_existing=False)
+        #: entity / knowledge-graph / knowledge memory configured (one check per run when not)
+        self._memory_kinds = (
+            config.entity_memory is not None
+            or config.knowledge_graph is not None
+            or config.knowledge_memory is not None
+        )
+        if config.knowledge_memory is not None:
+            self._register(config.knowledge_memory.remember_tool(), replace_existing=False)
         self._sync_tools()
         #: metadata saved with the session (restored on load, then config.session_metadata)
         self.session_metadata: dict[str, Any] = {}

@@ -87,6 +87,9 @@ LANDED = frozenset(
         "guardrails",
         "audit",
         "security",
+        "entity_memory",
+        "knowledge_graph",
+        "knowledge",
     }
 )
 

@@ -43,6 +43,9 @@ PAGES = {  # pages of the doc set whose python blocks the catalogue must account
     "docs/modules/GUARDRAILS.md",
     "docs/modules/AUDIT.md",
     "docs/modules/SECURITY.md",
+    "docs/modules/ENTITY_MEMORY.md",
+    "docs/modules/KNOWLEDGE_GRAPH.md",
+    "docs/modules/KNOWLEDGE.md",
 }
 
 pytestmark = pytest.mark.skipif(
