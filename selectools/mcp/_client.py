@@ -21,7 +21,6 @@ from ._config import MCPServerConfig
 from ._errors import (
     MCPCircuitOpenError,
     MCPConnectionError,
-    MCPError,
     MCPTimeoutError,
     MCPToolError,
 )
@@ -218,7 +217,9 @@ class MCPClient:
         resend = bool(hints and (hints.read_only_hint or hints.idempotent_hint))
 
         async def call(session: Any) -> Any:
-            return await session.call_tool(name, arguments, read_timeout_seconds=self.config.timeout)
+            return await session.call_tool(
+                name, arguments, read_timeout_seconds=self.config.timeout
+            )
 
         result = await self._request(f"the call to '{name}'", call, resend=resend, tool=name)
         text = _result_text(result)
@@ -282,7 +283,7 @@ class MCPClient:
                 return await send(session)
             except MCPConnectionError as exc:  # could not (re)connect: nothing was sent
                 failure = exc
-                retry = config.auto_reconnect
+                retry = config.auto_reconnect and not _is_fatal(exc)
             except mcp.MCPError as exc:
                 if exc.code == _REQUEST_TIMEOUT:
                     raise MCPTimeoutError(
@@ -334,7 +335,7 @@ class MCPClient:
                     self.name,
                 )
             await self._teardown()
-            await self._connect_with_retries()
+            await self._connect_once()  # the caller's attempt loop does the retrying
             return self._session
 
     async def _connect_with_retries(self) -> None:
@@ -345,10 +346,8 @@ class MCPClient:
             try:
                 await self._connect_once()
                 return
-            except _Fatal as fatal:
-                raise fatal.error from None
-            except MCPConnectionError:
-                if attempt == config.max_retries:
+            except MCPConnectionError as exc:
+                if attempt == config.max_retries or _is_fatal(exc):
                     raise
 
     async def _connect_once(self) -> None:
@@ -357,13 +356,13 @@ class MCPClient:
         stop = asyncio.Event()
         owner = asyncio.create_task(self._own(stop, ready))
         try:
-            session = await asyncio.wait_for(asyncio.shield(ready), self.config.timeout)
+            session = await asyncio.wait_for(asyncio.shield(ready), self._connect_timeout)
         except asyncio.TimeoutError:
             owner.cancel()
             await asyncio.gather(owner, return_exceptions=True)
             raise MCPConnectionError(
                 f"MCP server '{self.name}' ({self.config.describe()}) did not finish the handshake "
-                f"within {self.config.timeout:g}s{self._stderr_tail()}",
+                f"within {self._connect_timeout:g}s{self._stderr_tail()}",
                 self.name,
             ) from None
         except asyncio.CancelledError:
@@ -379,7 +378,7 @@ class MCPClient:
                 self.name,
             )
             if isinstance(leaf, (FileNotFoundError, PermissionError, ValueError)):
-                raise _Fatal(error) from None  # retrying cannot fix a wrong command
+                error._fatal = True  # type: ignore[attr-defined]  # retrying cannot fix a wrong command
             raise error from None
         self._session, self._stop, self._owner, self._broken = session, stop, owner, False
 
@@ -410,7 +409,8 @@ class MCPClient:
             from mcp.client.stdio import stdio_client
 
             self._close_stderr()
-            self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+            # kept open for the connection's life; closed by _close_stderr
+            self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
             params = mcp.StdioServerParameters(
                 command=str(config.command), args=list(config.args), env=config.env, cwd=config.cwd
             )
@@ -443,6 +443,10 @@ class MCPClient:
         except (asyncio.TimeoutError, Exception):
             owner.cancel()
             await asyncio.gather(owner, return_exceptions=True)
+
+    @property
+    def _connect_timeout(self) -> float:
+        return self.config.connect_timeout or self.config.timeout
 
     # -- diagnostics -----------------------------------------------------------------
     def _stderr_mark(self) -> int:
@@ -481,16 +485,17 @@ class MCPClient:
             self._stderr = None
 
 
-class _Fatal(Exception):
-    def __init__(self, error: MCPError) -> None:
-        super().__init__(str(error))
-        self.error = error
+def _is_fatal(exc: BaseException) -> bool:
+    """A connection error no retry can fix (the command does not exist or cannot run)."""
+    return bool(getattr(exc, "_fatal", False))
 
 
 def _leaf(exc: BaseException) -> BaseException:
     """The first real error inside (possibly nested) exception groups."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
+    inner = getattr(exc, "exceptions", None)  # BaseExceptionGroup (or the 3.10 backport)
+    while isinstance(inner, tuple) and inner:
+        exc = inner[0]
+        inner = getattr(exc, "exceptions", None)
     return exc
 
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-__all__ = ["MCPServerConfig", "TRANSPORTS"]
+__all__ = ["TRANSPORTS", "MCPServerConfig"]
 
 TRANSPORTS = ("stdio", "streamable-http")
 
@@ -37,7 +37,8 @@ class MCPServerConfig:
     effect is never repeated. After ``circuit_breaker_threshold`` failed calls
     in a row the circuit opens and calls fail at once for
     ``circuit_breaker_cooldown`` seconds; then one trial call decides whether it
-    closes again. ``env`` and ``cwd`` are passed to the stdio subprocess (the
+    closes again. ``connect_timeout`` (default: ``timeout``) bounds starting the
+    server and the handshake on its own, for servers that start slowly. ``env`` and ``cwd`` are passed to the stdio subprocess (the
     MCP SDK gives it only a minimal environment, so secrets are not inherited).
     """
 
@@ -57,6 +58,7 @@ class MCPServerConfig:
     cache_tools: bool = True
     env: dict[str, str] | None = None
     cwd: str | None = None
+    connect_timeout: float | None = None
 
     def __post_init__(self) -> None:
         if self.transport not in TRANSPORTS:
@@ -80,13 +82,19 @@ class MCPServerConfig:
         elif not self.url:
             raise ValueError("MCPServerConfig: the streamable-http transport needs url=")
         elif urlsplit(self.url).scheme not in ("http", "https"):
-            raise ValueError(f"MCPServerConfig: url must start with http:// or https://, got {self.url!r}")
+            raise ValueError(
+                f"MCPServerConfig: url must start with http:// or https://, got {self.url!r}"
+            )
         for label, value in (
             ("timeout", self.timeout),
             ("circuit_breaker_cooldown", self.circuit_breaker_cooldown),
         ):
             if not value > 0:
                 raise ValueError(f"MCPServerConfig: {label} must be > 0, got {value!r}")
+        if self.connect_timeout is not None and not self.connect_timeout > 0:
+            raise ValueError(
+                f"MCPServerConfig: connect_timeout must be > 0, got {self.connect_timeout!r}"
+            )
         if self.max_retries < 0 or self.retry_backoff < 0:
             raise ValueError("MCPServerConfig: max_retries and retry_backoff must be >= 0")
         if self.circuit_breaker_threshold < 1:

@@ -55,7 +55,9 @@ class Portal:
                     loop.run_until_complete(loop.shutdown_asyncgens())
                 loop.close()
 
-        self._thread = threading.Thread(target=main, name=f"selectools-mcp-{self._name}", daemon=True)
+        self._thread = threading.Thread(
+            target=main, name=f"selectools-mcp-{self._name}", daemon=True
+        )
         self._thread.start()
         ready.wait()
 

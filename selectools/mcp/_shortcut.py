@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 __all__ = ["mcp_tools"]
 
 
-class mcp_tools:  # noqa: N801 - used like a function, as the docs spell it
+class mcp_tools:
     """``with mcp_tools(config) as tools:`` — connect, yield the tool list, disconnect.
 
     Takes one :class:`MCPServerConfig` or a list of them (then the tools come

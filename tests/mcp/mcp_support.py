@@ -19,9 +19,7 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("mcp", reason="the mcp extra is not installed (pip install 'selectools[mcp]')")
-
-from selectools.mcp import MCPServerConfig  # noqa: E402
+from selectools.mcp import MCPServerConfig
 
 SERVERS = Path(__file__).with_name("fixture_server.py")
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,6 +46,7 @@ def count(state: Path, name: str) -> int:
 def stdio_config(state: Path) -> Callable[..., MCPServerConfig]:
     def make(**options: Any) -> MCPServerConfig:
         options.setdefault("timeout", 10.0)
+        options.setdefault("connect_timeout", 60.0)  # a loaded CI machine starts Python slowly
         options.setdefault("retry_backoff", 0.01)
         return MCPServerConfig(
             command=sys.executable, args=[str(SERVERS), "stdio", str(state)], **options
