@@ -14,6 +14,7 @@ import copy
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from .._display import RichDisplay
 from .._jsonschema import SchemaError, validate
 from ..exceptions import ToolExecutionError, ToolValidationError
 from ..tools._run import ChunkCallback
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["MCPTool"]
 
 
-class MCPTool:
+class MCPTool(RichDisplay):
     """One tool of an MCP server. ``name`` may carry a server prefix; ``remote_name`` never does.
 
     ``screen_output`` follows the server's config (tool-output screening reads

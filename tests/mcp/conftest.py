@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from mcp_support import http_server, state, stdio_config
+from mcp_support import http_server, shell, state, stdio_config
 
-__all__ = ["http_server", "state", "stdio_config"]
+__all__ = ["http_server", "shell", "state", "stdio_config"]

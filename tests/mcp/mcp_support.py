@@ -123,3 +123,22 @@ class ServerThread:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/mcp"
+
+
+@pytest.fixture
+def shell(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """An in-process IPython shell with ``%load_ext selectools``; rich output in ``outputs``."""
+    from IPython.core.displaypub import CapturingDisplayPublisher
+    from IPython.core.interactiveshell import InteractiveShell
+
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    ip = InteractiveShell.instance()
+    ip.reset(new_session=False)
+    publisher = CapturingDisplayPublisher()
+    monkeypatch.setattr(ip, "display_pub", publisher)
+    ip.extension_manager.load_extension("selectools")
+    ip.outputs = publisher.outputs
+    yield ip
+    ip.extension_manager.unload_extension("selectools")
+    ip.reset(new_session=False)
