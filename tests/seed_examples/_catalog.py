@@ -71,7 +71,7 @@ KINDS = ("runs", "fragment", "needs_key", "later")
 
 #: Features that have landed: their examples are ``runs``/``fragment`` and run always.
 #: Add a feature here when its issue lands, and re-file its ``later`` examples.
-LANDED = frozenset({"cache", "memory", "sessions", "structured", "policy", "fallback"})
+LANDED = frozenset({"cache", "memory", "sessions", "structured", "policy", "fallback", "mcp"})
 
 
 class GateError(AssertionError):

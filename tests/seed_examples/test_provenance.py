@@ -35,6 +35,7 @@ PAGES = {  # pages of the doc set whose python blocks the catalogue must account
     "docs/modules/USAGE.md",
     "docs/modules/STABILITY.md",
     "docs/modules/EXCEPTIONS.md",
+    "docs/modules/MCP.md",
 }
 
 pytestmark = pytest.mark.skipif(
