@@ -33,6 +33,7 @@ def test_readme_examples_run(monkeypatch, tmp_path):
     assert "It costs $699.\n" in printed  # a documented provider's tool ran under stream()
     assert "[('get_price', True)]\n" in printed  # the filtered observer saw the tool end
     assert "HELLO\n" in printed  # a ToolLike that is not a function wrapper ran
+    assert "add → 42\n" in printed  # an MCP server's tool ran through the agent
     assert namespace["result"].content == "Hello from the fake server!"
 
 
