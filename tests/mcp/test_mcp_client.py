@@ -20,7 +20,7 @@ from selectools.mcp import (
     MCPToolError,
     mcp_tools,
 )
-from selectools.testing import ScriptedProvider, tool_call
+from selectools.testing import ScriptedProvider, reply, tool_call
 from selectools.tools import ToolLike
 
 
@@ -224,3 +224,33 @@ def test_tools_of_a_closed_client_say_so(stdio_config) -> None:
         add.execute({"a": 1, "b": 2})
     assert isinstance(caught.value.error, MCPConnectionError)
     assert "is closed" in str(caught.value.error)
+
+
+def test_parallel_calls_share_one_server(stdio_config, state: Path) -> None:
+    provider = ScriptedProvider(
+        [
+            reply(
+                "",
+                tool_call("add", a=1, b=1),
+                tool_call("add", a=2, b=2),
+                tool_call("add", a=3, b=3),
+            ),
+            "done",
+        ]
+    )
+
+    async def main() -> list[str]:
+        async with mcp_tools(stdio_config()) as tools:
+            agent = Agent(tools=tools, provider=provider, config=AgentConfig(model="scripted"))
+            result = await agent.arun("add three times")
+        return [s.result for s in result.trace.filter("tool_execution")]
+
+    assert asyncio.run(main()) == ["2", "4", "6"]
+    assert count(state, "add") == 3
+
+
+def test_tools_carry_the_servers_screening_flag(stdio_config) -> None:
+    with mcp_tools(stdio_config(screen_output=False)) as tools:
+        assert {t.screen_output for t in tools} == {False}
+    with mcp_tools(stdio_config()) as tools:
+        assert {t.screen_output for t in tools} == {True}
