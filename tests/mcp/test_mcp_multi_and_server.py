@@ -84,6 +84,7 @@ from selectools.mcp import MCPServer
 
 @tool(description="Get weather for a city")
 def get_weather(city: str) -> str:
+    print("a stray print must not corrupt the protocol on stdout")
     return f"72°F in {city}"
 
 @tool(description="Divide a by b")
