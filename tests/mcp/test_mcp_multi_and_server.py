@@ -15,6 +15,7 @@ from selectools.mcp import (
     MCPConnectionError,
     MCPServer,
     MCPServerConfig,
+    MCPTimeoutError,
     MultiMCPClient,
     mcp_tools,
 )
@@ -167,3 +168,47 @@ def test_server_refuses_bad_input() -> None:
         MCPServer(tools=[divide, divide])
     with pytest.raises(ValueError, match="transport must be"):
         MCPServer(tools=[divide]).serve(transport="sse")
+
+
+ROUND_TRIP_SERVER = """
+import asyncio
+import os
+
+from selectools import tool
+from selectools.mcp import MCPServer
+
+@tool(description="Wait, then answer")
+async def slow(seconds: float) -> str:
+    await asyncio.sleep(seconds)
+    return "late"
+
+@tool(description="Kill the server mid-call")
+def crash() -> str:
+    os._exit(7)
+
+@tool(description="Echo the text")
+def echo(text: str) -> str:
+    return text
+
+MCPServer(tools=[slow, crash, echo], name="ours").serve()
+"""
+
+
+def test_selectools_server_and_client_over_stdio_timeout_and_crash(tmp_path: Path) -> None:
+    script = tmp_path / "ours.py"
+    script.write_text(ROUND_TRIP_SERVER)
+    config = MCPServerConfig(
+        command=sys.executable,
+        args=[str(script)],
+        env=child_env(),
+        timeout=1.0,
+        connect_timeout=60,
+        retry_backoff=0.01,
+    )
+    with MCPClient(config) as client:
+        assert client.call_tool_sync("echo", {"text": "hi"}) == "hi"
+        with pytest.raises(MCPTimeoutError):
+            client.call_tool_sync("slow", {"seconds": 30})
+        with pytest.raises(MCPConnectionError, match="during the call to 'crash'"):
+            client.call_tool_sync("crash", {})
+        assert client.call_tool_sync("echo", {"text": "back"}) == "back"
