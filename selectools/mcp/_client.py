@@ -86,6 +86,8 @@ class MCPClient:
     # -- lifecycle ---------------------------------------------------------------------
     def connect(self) -> MCPClient:
         """Start the server (stdio) or open the session (HTTP) and do the handshake."""
+        if self.connected:
+            return self
         self._closed = False
         self._portal.start()
         try:
@@ -96,6 +98,8 @@ class MCPClient:
         return self
 
     async def aconnect(self) -> MCPClient:
+        if self.connected:
+            return self
         self._closed = False
         self._portal.start()
         try:
@@ -323,7 +327,9 @@ class MCPClient:
 
     async def _live_session(self) -> Any:
         if self._closed:
-            raise self._not_connected()
+            error = self._not_connected()
+            error._fatal = True  # type: ignore[attr-defined]
+            raise error
         assert self._lock is not None
         async with self._lock:
             if self._session is not None and not self._broken:
