@@ -86,3 +86,26 @@ def test_a_name_taken_by_a_notebook_tool_gets_the_server_prefix(shell, state: Pa
 def test_bad_lines_are_one_line_usage_errors(shell, line: str, message: str) -> None:
     with pytest.raises(UsageError, match=message):
         shell.run_line_magic("selectools", line)
+
+
+def test_attach_over_streamable_http_and_reattach_replaces(shell, state: Path) -> None:
+    from mcp_support import ServerThread
+
+    from selectools import tool
+    from selectools.mcp import MCPServer
+
+    @tool(description="Greet someone")
+    def greet(name: str) -> str:
+        return f"hello {name}"
+
+    with ServerThread(MCPServer([greet]).streamable_http_app()) as server:
+        shell.run_line_magic("selectools", f"mcp web --url {server.url}")
+        magics = shell.magics_manager.registry["SelectoolsMagics"]
+        assert magics.state.tools["greet"].execute({"name": "Ada"}) == "hello Ada"
+        first = magics.state.mcp["web"].client
+        shell.run_line_magic("selectools", f"mcp web --url {server.url}")  # re-run the cell
+        assert magics.state.mcp["web"].client is not first
+        assert not first.connected
+        assert list(magics.state.mcp) == ["web"]
+        shell.run_line_magic("selectools", "mcp web --detach")
+        assert "greet" not in magics.state.tools
