@@ -43,7 +43,11 @@ def search(query: str) -> str:
 async def slow(seconds: float) -> str:
     """Sleep, then answer."""
     _note("slow_started")
-    await asyncio.sleep(seconds)
+    try:
+        await asyncio.sleep(seconds)
+    except BaseException:  # the client cancelled the request (or gave up waiting)
+        _note("slow_cancelled")
+        raise
     _note("slow_finished")
     return "done"
 

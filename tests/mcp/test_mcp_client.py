@@ -24,6 +24,15 @@ from selectools.testing import ScriptedProvider, reply, tool_call
 from selectools.tools import ToolLike
 
 
+async def _until(condition, limit: float = 30.0) -> None:
+    """Wait for something another process does (a bound, not a timing assertion)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit
+    while not condition():
+        assert loop.time() < deadline, "gave up waiting"
+        await asyncio.sleep(0.05)
+
+
 def test_tools_carry_the_servers_schema_and_answer(stdio_config) -> None:
     with MCPClient(stdio_config()) as client:
         tools = {t.name: t for t in client.list_tools_sync()}
@@ -67,11 +76,14 @@ def test_a_tool_error_from_the_server_is_typed(stdio_config) -> None:
         assert (error.server, error.tool) == ("fixture_server", "boom")
 
 
-def test_a_slow_tool_hits_the_timeout_and_the_client_stays_usable(stdio_config) -> None:
+def test_a_slow_tool_hits_the_timeout_and_the_client_stays_usable(
+    stdio_config, state: Path
+) -> None:
     with MCPClient(stdio_config(timeout=1.0)) as client:
         with pytest.raises(MCPTimeoutError) as caught:
             client.call_tool_sync("slow", {"seconds": 30})
         assert "within 1s" in str(caught.value)
+        asyncio.run(_until(lambda: count(state, "slow_cancelled") == 1))  # not left running
         assert client.call_tool_sync("add", {"a": 1, "b": 1}) == "2"
 
 
@@ -176,6 +188,7 @@ def test_cancelling_a_call_cancels_the_request(stdio_config, state: Path) -> Non
             with pytest.raises(asyncio.CancelledError):
                 await task
             assert client.circuit.failures == 0  # a cancelled call is not a failure
+            await _until(lambda: count(state, "slow_cancelled") == 1)  # the server stopped it
             return await client.call_tool("add", {"a": 1, "b": 2})
 
     assert asyncio.run(main()) == "3"
@@ -192,7 +205,9 @@ def test_an_agent_tool_timeout_cancels_the_mcp_call(stdio_config, state: Path) -
                 provider=provider,
                 config=AgentConfig(model="scripted", tool_timeout_seconds=0.5),
             )
-            return (await agent.arun("be slow")).content
+            answer = (await agent.arun("be slow")).content
+            await _until(lambda: count(state, "slow_cancelled") == 1)  # the server stopped it
+            return answer
 
     assert asyncio.run(main()) == "moved on"
     assert count(state, "slow_finished") == 0
