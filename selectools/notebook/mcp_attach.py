@@ -76,7 +76,9 @@ def parse_mcp_line(rest: str) -> tuple[str, Any]:
             )
         return "attach", _config(name, command=argv[0], args=argv[1:])
     if options == ["--detach"]:
-        return "detach", name
+        from ..mcp._config import _clean
+
+        return "detach", _clean(name)  # the name the server was attached under
     if len(options) == 2 and options[0] == "--url":
         return "attach", _config(name, url=options[1], transport="streamable-http")
     raise NotebookUsageError(f"%selectools mcp: cannot read {rest!r}; usage:\n{_USAGE}")

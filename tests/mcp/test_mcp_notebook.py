@@ -109,3 +109,7 @@ def test_attach_over_streamable_http_and_reattach_replaces(shell, state: Path) -
         assert list(magics.state.mcp) == ["web"]
         shell.run_line_magic("selectools", "mcp web --detach")
         assert "greet" not in magics.state.tools
+        shell.run_line_magic("selectools", f"mcp my.web --url {server.url}")
+        assert list(magics.state.mcp) == ["my_web"]  # usable as a tool-name prefix
+        shell.run_line_magic("selectools", "mcp my.web --detach")
+        assert not magics.state.mcp
