@@ -278,7 +278,7 @@ class MCPClient:
         failure: MCPConnectionError | None = None
         for attempt in range(config.max_retries + 1):
             if attempt:
-                await asyncio.sleep(config.retry_backoff * 2 ** (attempt - 1))
+                await _backoff(config.retry_backoff * 2 ** (attempt - 1))
             session = None
             mark = 0
             try:
@@ -348,7 +348,7 @@ class MCPClient:
         config = self.config
         for attempt in range(config.max_retries + 1):
             if attempt:
-                await asyncio.sleep(config.retry_backoff * 2 ** (attempt - 1))
+                await _backoff(config.retry_backoff * 2 ** (attempt - 1))
             try:
                 await self._connect_once()
                 return
@@ -489,6 +489,11 @@ class MCPClient:
             with contextlib.suppress(Exception):
                 self._stderr.close()
             self._stderr = None
+
+
+async def _backoff(delay: float) -> None:
+    """The wait between two tries (one name, so tests can record the delays)."""
+    await asyncio.sleep(delay)
 
 
 def _is_fatal(exc: BaseException) -> bool:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_support import ServerThread, count
+from mcp_support import ServerThread, count, free_port
 
 from selectools.mcp import (
     CircuitBreaker,
@@ -16,6 +16,7 @@ from selectools.mcp import (
     MCPConnectionError,
     MCPServerConfig,
     MCPTimeoutError,
+    _client,
 )
 
 
@@ -101,35 +102,37 @@ def test_reconnect_retries_wait_with_exponential_backoff(
     stdio_config, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     waits: list[float] = []
-    real_sleep = asyncio.sleep
 
-    async def sleep(delay: float, *args: Any) -> Any:
+    async def backoff(delay: float) -> None:
         waits.append(delay)
-        return await real_sleep(0)
 
     config = stdio_config(max_retries=3, retry_backoff=1.0)
     with MCPClient(config) as client:
         with pytest.raises(MCPConnectionError):
             client.call_tool_sync("crash", {})
-        # every later (re)start fails: the command now points nowhere
+        monkeypatch.setattr(_client, "_backoff", backoff)
+        # every restart now fails: the "server" exits before the handshake
+        client.config.command = sys.executable
+        client.config.args = ["-c", "import sys; sys.exit('not today')"]
+        with pytest.raises(MCPConnectionError, match="not today"):
+            client.call_tool_sync("add", {"a": 1, "b": 1})
+        assert waits == [1.0, 2.0, 4.0]
+        # a missing command is not retried: waiting cannot fix it
+        waits.clear()
         client.config.command = "selectools-no-such-server"
         client.config.args = []
-        monkeypatch.setattr(asyncio, "sleep", sleep)
         with pytest.raises(MCPConnectionError, match="could not connect"):
             client.call_tool_sync("add", {"a": 1, "b": 1})
-    assert waits == []  # a missing command is not retried: waiting cannot fix it
+        assert waits == []
 
 
 def test_connection_retries_back_off_1_2_4(monkeypatch: pytest.MonkeyPatch) -> None:
     waits: list[float] = []
-    real_sleep = asyncio.sleep
 
-    async def sleep(delay: float, *args: Any) -> Any:
+    async def backoff(delay: float) -> None:
         waits.append(delay)
-        return await real_sleep(0)
 
-    monkeypatch.setattr(asyncio, "sleep", sleep)
-    from mcp_support import free_port
+    monkeypatch.setattr(_client, "_backoff", backoff)
 
     config = MCPServerConfig(
         url=f"http://127.0.0.1:{free_port()}/mcp",  # nothing listens there
@@ -140,7 +143,7 @@ def test_connection_retries_back_off_1_2_4(monkeypatch: pytest.MonkeyPatch) -> N
     )
     with pytest.raises(MCPConnectionError, match="could not connect"):
         MCPClient(config).connect()
-    assert [w for w in waits if w >= 1] == [1.0, 2.0, 4.0]
+    assert waits == [1.0, 2.0, 4.0]
 
 
 # -- streamable HTTP ---------------------------------------------------------------------

@@ -242,25 +242,18 @@ def test_tools_of_a_closed_client_say_so(stdio_config) -> None:
 
 
 def test_parallel_calls_share_one_server(stdio_config, state: Path) -> None:
-    provider = ScriptedProvider(
-        [
-            reply(
-                "",
-                tool_call("add", a=1, b=1),
-                tool_call("add", a=2, b=2),
-                tool_call("add", a=3, b=3),
-            ),
-            "done",
-        ]
-    )
+    calls = [tool_call("add", a=n, b=n) for n in (1, 2, 3)]
+    provider = ScriptedProvider([reply("", *calls), "done"])
 
     async def main() -> list[str]:
         async with mcp_tools(stdio_config()) as tools:
             agent = Agent(tools=tools, provider=provider, config=AgentConfig(model="scripted"))
             result = await agent.arun("add three times")
-        return [s.result for s in result.trace.filter("tool_execution")]
+        return sorted(s.result or "" for s in result.trace.filter("tool_execution"))
 
-    assert asyncio.run(main()) == ["2", "4", "6"]
+    assert asyncio.run(main()) == ["2", "4", "6"]  # the trace is in finishing order
+    answers = [m.content for m in provider.requests[1].messages if m.role.value == "tool"]
+    assert answers == ["2", "4", "6"]  # the model reads them in call order
     assert count(state, "add") == 3
 
 
