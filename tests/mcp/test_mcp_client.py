@@ -262,3 +262,22 @@ def test_tools_carry_the_servers_screening_flag(stdio_config) -> None:
         assert {t.screen_output for t in tools} == {False}
     with mcp_tools(stdio_config()) as tools:
         assert {t.screen_output for t in tools} == {True}
+
+
+def test_interrupting_a_sync_call_cancels_it_on_the_server(stdio_config, state: Path) -> None:
+    """Jupyter's "interrupt kernel" is SIGINT to a cell blocked in a sync call."""
+    import signal
+    import threading
+
+    main = threading.get_ident()
+
+    def interrupt_once_started() -> None:
+        asyncio.run(_until(lambda: count(state, "slow_started") == 1))
+        signal.pthread_kill(main, signal.SIGINT)
+
+    with MCPClient(stdio_config()) as client:
+        threading.Thread(target=interrupt_once_started, daemon=True).start()
+        with pytest.raises(KeyboardInterrupt):
+            client.call_tool_sync("slow", {"seconds": 30})
+        asyncio.run(_until(lambda: count(state, "slow_cancelled") == 1))
+        assert client.call_tool_sync("add", {"a": 2, "b": 3}) == "5"
