@@ -37,6 +37,7 @@ def test_readme_examples_run(monkeypatch, tmp_path):
     assert "Refused path '../.env': '..' leaves the root." in printed
     assert "cloud metadata\n" in printed  # the SSRF guard
     assert (tmp_path / "workspace" / "notes" / "todo.txt").read_text() == "buy milk"
+    assert "add → 42\n" in printed  # an MCP server's tool ran through the agent
     assert namespace["result"].content == "Hello from the fake server!"
     assert "$999. ['think']\n" in printed  # a scheduled run used a reasoning tool
     # the OTel spans of that run, then the one run the trace store kept

@@ -379,6 +379,7 @@ _VIEWS: list[tuple[type, _Views]] = [
     (AgentUsage, (_agent_usage_text, _agent_usage_box)),
     (Tool, (_tool_text, _tool_html)),
     (Agent, (_agent_text, _agent_html)),
+    (ToolLike, (_tool_text, _tool_html)),  # MCP and other non-function tools
 ]
 
 

@@ -67,6 +67,11 @@ def load_ipython_extension(ipython: Any) -> None:
 
 
 def unload_ipython_extension(ipython: Any) -> None:
+    magics = ipython.magics_manager.registry.get(SelectoolsMagics.__name__)
+    if magics is not None and magics.state.mcp:
+        from .mcp_attach import detach_all
+
+        detach_all(magics.state)  # no MCP server outlives the extension
     cleanup = ipython.input_transformers_cleanup
     if protect_agent_lines in cleanup:
         cleanup.remove(protect_agent_lines)

@@ -73,7 +73,7 @@ class SelectoolsMagics(Magics):
     # -- %selectools ----------------------------------------------------------------
     @no_var_expand
     @line_magic
-    def selectools(self, line: str) -> Status:
+    def selectools(self, line: str) -> Status | None:
         """Show or set the notebook's selectools defaults.
 
         %selectools                                     status: version, provider, model,
@@ -81,14 +81,44 @@ class SelectoolsMagics(Magics):
         %selectools provider=openai model=gpt-4o-mini   set defaults for %%agent
         %selectools provider=auto                       a provider whose key is set, else offline
         %selectools display=text                        print plain text (auto, live or text)
+        %selectools mcp NAME -- COMMAND ARGS...         attach a stdio MCP server: its tools
+                                                        join the notebook's tools (--url URL for
+                                                        streamable HTTP, --detach to stop it)
 
         Providers: openai, azure_openai, anthropic, gemini, ollama, local (offline echo), scripted
         (the notebook's ScriptedProvider), auto, or any provider variable.
         """
+        if line.split(None, 1)[:1] == ["mcp"]:
+            self._mcp(line.strip()[3:])
+            return None
         with _usage_errors():
             self._apply_settings(line)
         frontend = _frontend.detect(self.shell)
         return status(self.state, self._namespace, os.environ, frontend)
+
+    def _mcp(self, rest: str) -> None:
+        """``%selectools mcp ...``: attach, detach or list MCP servers (see mcp_attach)."""
+        from .._view.render import mimebundle
+        from .mcp_attach import attach_mcp, detach_mcp, parse_mcp_line
+
+        with _usage_errors():
+            action, target = parse_mcp_line(rest)
+            if action == "list":
+                attached = [repr(a) for a in self.state.mcp.values()]
+                print(
+                    "\n".join(attached) or "no MCP servers attached (%selectools mcp NAME -- CMD)"
+                )
+                return
+            if action == "detach":
+                detach_mcp(self.state, target)
+                print(f"detached MCP server '{target}'")
+                return
+            try:
+                tools = attach_mcp(self.state, target)
+            except SelectoolsError as exc:
+                raise NotebookUsageError(f"%selectools mcp: {error_line(exc)}") from None
+        for made in tools:
+            _frontend.show(self.shell, mimebundle(made), self.state.display)
 
     def _apply_settings(self, line: str) -> None:
         changes: dict[str, str | None] = {}

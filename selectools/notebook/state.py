@@ -6,14 +6,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..tools import Tool
+    from ..tools import ToolLike
+    from .mcp_attach import MCPAttachment
 
 __all__ = ["NotebookState"]
 
 
 @dataclass
 class NotebookState:
-    """Settings made with ``%selectools``, tools made with ``%%tool``, ``--memory`` conversations.
+    """Settings made with ``%selectools``, tools made with ``%%tool``, ``--memory`` conversations,
+    MCP servers attached with ``%selectools mcp`` (their tools are in ``tools`` too).
 
     ``provider`` is a provider spec (see :mod:`.providers`), ``model`` ``None``
     for the provider's default, ``display`` one of ``auto``, ``live``, ``text``.
@@ -22,5 +24,6 @@ class NotebookState:
     provider: str = "auto"
     model: str | None = None
     display: str = "auto"
-    tools: dict[str, Tool] = field(default_factory=dict)
+    tools: dict[str, ToolLike] = field(default_factory=dict)
     memories: dict[str, Any] = field(default_factory=dict)
+    mcp: dict[str, MCPAttachment] = field(default_factory=dict)

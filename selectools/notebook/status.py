@@ -24,15 +24,18 @@ class Status:
     display: str
     keys: tuple[tuple[str, bool], ...]
     tools: tuple[str, ...]
+    mcp: tuple[str, ...] = ()
 
     def _rows(self) -> list[tuple[str, str]]:
         keys = ", ".join(f"{name} {'set' if found else 'not set'}" for name, found in self.keys)
+        mcp = [("MCP servers", ", ".join(self.mcp))] if self.mcp else []
         return [
             ("provider", self.provider),
             ("model", self.model),
             ("display", self.display),
             ("API keys", keys),
             ("notebook tools", ", ".join(self.tools) or "none (define them with %%tool)"),
+            *mcp,
         ]
 
     def __repr__(self) -> str:
@@ -78,4 +81,5 @@ def status(
         display=display,
         keys=tuple(keys_found(env).items()),
         tools=tuple(state.tools),
+        mcp=tuple(state.mcp),
     )

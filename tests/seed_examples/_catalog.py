@@ -90,6 +90,7 @@ LANDED = frozenset(
         "entity_memory",
         "knowledge_graph",
         "knowledge",
+        "mcp",
     }
 )
 

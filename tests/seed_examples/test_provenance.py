@@ -46,6 +46,7 @@ PAGES = {  # pages of the doc set whose python blocks the catalogue must account
     "docs/modules/ENTITY_MEMORY.md",
     "docs/modules/KNOWLEDGE_GRAPH.md",
     "docs/modules/KNOWLEDGE.md",
+    "docs/modules/MCP.md",
 }
 
 pytestmark = pytest.mark.skipif(

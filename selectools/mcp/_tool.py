@@ -1,0 +1,131 @@
+"""``MCPTool``: a tool of an MCP server, as the agent loop sees any tool.
+
+It satisfies :class:`~selectools.tools.ToolLike`: the schema is the server's
+input schema, arguments are checked against it before anything is sent (a
+mismatch is a :class:`~selectools.exceptions.ToolValidationError` the model can
+correct), and a failed call raises
+:class:`~selectools.exceptions.ToolExecutionError` whose ``error`` is the typed
+MCP error — the agent turns that into a tool result, so the run goes on.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from .._display import RichDisplay
+from .._jsonschema import SchemaError, validate
+from ..exceptions import ToolExecutionError, ToolValidationError
+from ..tools._run import ChunkCallback
+from ._config import _clean
+from ._errors import MCPError
+
+if TYPE_CHECKING:
+    from ._client import MCPClient
+
+__all__ = ["MCPTool"]
+
+
+class MCPTool(RichDisplay):
+    """One tool of an MCP server. ``name`` may carry a server prefix; ``remote_name`` never does.
+
+    ``screen_output`` follows the server's config (tool-output screening reads
+    it), ``server`` is the server's name, ``annotations`` the server's hints
+    (read-only, idempotent, destructive ...) or ``None``.
+    """
+
+    terminal = False
+    requires_approval = False
+
+    def __init__(self, client: MCPClient, remote: Any, name: str | None = None) -> None:
+        self.client = client
+        self.remote_name: str = remote.name
+        self.name: str = name or _clean(remote.name)
+        self.server: str = client.name
+        self.description: str = (
+            (remote.description or "").strip()
+            or (getattr(remote, "title", None) or "").strip()
+            or f"Tool '{remote.name}' of MCP server '{client.name}'"
+        )
+        self.annotations = getattr(remote, "annotations", None)
+        self.screen_output: bool = client.config.screen_output
+        self._parameters = _object_schema(remote.input_schema)
+
+    def prefixed(self, prefix: str) -> MCPTool:
+        """A copy named ``<prefix>_<name>`` (what MultiMCPClient hands out)."""
+        twin = copy.copy(self)
+        twin.name = f"{_clean(prefix)}_{self.name}"
+        return twin
+
+    def schema(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "parameters": copy.deepcopy(self._parameters),
+        }
+
+    @property
+    def parameters_schema(self) -> dict[str, Any]:
+        return copy.deepcopy(self._parameters)
+
+    def validate(self, params: Mapping[str, Any] | None) -> None:
+        self._check(params)
+
+    def _check(self, params: Mapping[str, Any] | None) -> dict[str, Any]:
+        if params is None:
+            params = {}
+        if not isinstance(params, Mapping):
+            raise ToolValidationError(
+                self.name,
+                issue=f"Parameters must be a JSON object, got {type(params).__name__}",
+                suggestion="Pass the arguments as a dict of name -> value",
+            )
+        args = dict(params)
+        try:
+            validate(args, self._parameters)
+        except SchemaError as exc:
+            raise ToolValidationError(
+                self.name,
+                issue=str(exc),
+                suggestion="Send arguments that match the tool's input schema",
+                expected=list(self._parameters.get("properties", {})),
+            ) from None
+        return args
+
+    def execute(
+        self, params: Mapping[str, Any] | None, chunk_callback: ChunkCallback | None = None
+    ) -> str:
+        args = self._check(params)
+        try:
+            return self.client.call_tool_sync(self.remote_name, args)
+        except MCPError as exc:
+            raise ToolExecutionError(self.name, exc, args) from exc
+
+    async def aexecute(
+        self, params: Mapping[str, Any] | None, chunk_callback: ChunkCallback | None = None
+    ) -> str:
+        args = self._check(params)
+        try:
+            return await self.client.call_tool(self.remote_name, args)
+        except MCPError as exc:
+            raise ToolExecutionError(self.name, exc, args) from exc
+
+    def __call__(self, **kwargs: Any) -> str:
+        """Call the tool directly (sync), e.g. ``add(a=1, b=2)``."""
+        return self.execute(kwargs)
+
+    def __repr__(self) -> str:
+        return f"MCPTool(name={self.name!r}, server={self.server!r})"
+
+
+def _object_schema(schema: Any) -> dict[str, Any]:
+    """The input schema as an object schema providers accept (a copy; titles dropped)."""
+    result = copy.deepcopy(dict(schema or {}))
+    result.pop("title", None)
+    result.setdefault("type", "object")
+    result.setdefault("properties", {})
+    for prop in result["properties"].values():
+        if isinstance(prop, dict):
+            prop.pop("title", None)
+    return result
