@@ -119,7 +119,7 @@ class AgentServer:
         endpoints = list(_ENDPOINTS)
         if self.router.enable_playground:
             endpoints.append(("GET ", "/playground", "chat UI"))
-        lines += [f"  {m} {p:<10} -- {d}" for m, p, d in endpoints]
+        lines += [f"  {m} {p:<9} -- {d}" for m, p, d in endpoints]
         if self.auth_required:
             lines.append("  (bearer token required: Authorization: Bearer <token>)")
         lines += ["", "Press Ctrl+C to stop."]

@@ -1,0 +1,244 @@
+"""The ``selectools`` command: ``serve``, ``doctor`` and ``templates``.
+
+``selectools serve <config.yaml|template>`` serves an agent from a YAML config
+or a built-in template (provider picked from the environment, the offline
+``local`` provider when no key is set); ``selectools doctor`` reports what is
+installed, which API keys are set (never their values) and whether the providers
+answer; ``selectools templates`` lists the built-in templates. Errors print one
+line naming what was wrong and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import platform
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from .._version import __version__
+
+__all__ = ["main"]
+
+KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY")
+OPTIONAL_DEPENDENCIES = (
+    ("starlette", "Starlette serving"),
+    ("uvicorn", "uvicorn ASGI server"),
+    ("sse_starlette", "SSE streaming"),
+    ("yaml", "YAML agent configs"),
+    ("fastapi", "FastAPI serving"),
+    ("flask", "Flask serving"),
+    ("redis", "Redis cache/sessions"),
+    ("chromadb", "Chroma vector store"),
+    ("openai", "OpenAI provider"),
+    ("anthropic", "Anthropic provider"),
+    ("httpx", "Gemini/Ollama providers, web tools"),
+    ("mcp", "MCP client/server"),
+    ("IPython", "notebook magics"),
+)
+
+
+class CliError(Exception):
+    """A usage problem reported as one line on stderr."""
+
+
+# -- serve -------------------------------------------------------------------------------
+
+
+def _session_store(spec: str) -> Any:
+    from ..sessions import JsonFileSessionStore, RedisSessionStore, SQLiteSessionStore
+
+    if spec.startswith(("redis://", "rediss://", "unix://")):
+        return RedisSessionStore(url=spec)
+    if spec.endswith((".db", ".sqlite", ".sqlite3")):
+        return SQLiteSessionStore(spec)
+    return JsonFileSessionStore(spec)
+
+
+def _load_agent(config: str) -> Any:
+    from ..templates import (
+        TemplateConfigError,
+        auto_provider_name,
+        from_yaml,
+        list_templates,
+        load_template,
+        make_provider,
+    )
+
+    try:
+        if config in list_templates():
+            name = auto_provider_name()
+            if name == "local":
+                print(
+                    "note: no OPENAI_API_KEY, ANTHROPIC_API_KEY or GOOGLE_API_KEY/GEMINI_API_KEY "
+                    "set: serving with the offline LocalProvider (it echoes; no model is called)",
+                    file=sys.stderr,
+                )
+            return load_template(config, provider=make_provider(name))
+        if config.endswith((".yaml", ".yml")) or os.path.exists(config):
+            return from_yaml(config)
+    except (TemplateConfigError, ValueError) as exc:
+        raise CliError(str(exc)) from None
+    raise CliError(
+        f"{config!r} is neither a YAML file nor a template; "
+        f"templates: {', '.join(list_templates())}"
+    )
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from . import create_app
+
+    if args.builder:
+        raise CliError(
+            "the visual builder is not part of this selectools build yet; "
+            "serve an agent with: selectools serve <config.yaml|template>"
+        )
+    if args.config is None:
+        raise CliError("serve needs a config: selectools serve <config.yaml|template>")
+    agent = _load_agent(args.config)
+    store = _session_store(args.session_store) if args.session_store else None
+    token = args.auth_token or os.environ.get("SELECTOOLS_AUTH_TOKEN") or None
+    app = create_app(
+        agent,
+        playground=not args.no_playground,
+        host=args.host,
+        port=args.port,
+        auth_token=token,
+        cors_origins=args.cors_origin or None,
+        session_store=store,
+    )
+    try:
+        app.serve()
+    except OSError as exc:
+        raise CliError(str(exc)) from None
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+# -- doctor ------------------------------------------------------------------------------
+
+
+def _probe(name: str, key: str) -> str:
+    """Ask the provider's model list (costs nothing); the key goes in a header, never printed."""
+    import httpx
+
+    if name == "OpenAI":
+        base = os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1").rstrip("/")
+        url, headers = f"{base}/models", {"Authorization": f"Bearer {key}"}
+    elif name == "Anthropic":
+        base = os.environ.get("ANTHROPIC_BASE_URL", "https://api.anthropic.com").rstrip("/")
+        url = f"{base}/v1/models"
+        headers = {"x-api-key": key, "anthropic-version": "2023-06-01"}
+    else:
+        base = os.environ.get(
+            "GEMINI_BASE_URL", "https://generativelanguage.googleapis.com/v1beta"
+        ).rstrip("/")
+        url, headers = f"{base}/models", {"x-goog-api-key": key}
+    try:
+        response = httpx.get(url, headers=headers, timeout=8)
+    except httpx.HTTPError as exc:
+        return f"FAILED (unreachable: {type(exc).__name__})"
+    if response.status_code == 200:
+        return "OK (connected)"
+    if response.status_code in (401, 403):
+        return f"FAILED (key rejected, HTTP {response.status_code})"
+    return f"FAILED (HTTP {response.status_code})"
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from .._env import env_value
+
+    print("Selectools Doctor")
+    print("=" * 40)
+    print(f"Version: {__version__}")
+    print(f"Python: {platform.python_version()}")
+    print()
+    print("API Keys:")
+    for var in KEY_VARS:
+        print(f"  {var}: {'OK' if env_value(var) else 'MISSING'}")
+    print()
+    print("Optional Dependencies:")
+    for module, purpose in OPTIONAL_DEPENDENCIES:
+        found = importlib.util.find_spec(module) is not None
+        print(f"  {module}: {'OK' if found else 'not installed'} ({purpose})")
+    print()
+    print("Provider Connectivity:")
+    have_httpx = importlib.util.find_spec("httpx") is not None
+    for name, variables in (
+        ("OpenAI", ("OPENAI_API_KEY",)),
+        ("Anthropic", ("ANTHROPIC_API_KEY",)),
+        ("Gemini", ("GOOGLE_API_KEY", "GEMINI_API_KEY")),
+    ):
+        key = env_value(*variables)
+        if not key:
+            status = "skipped (no key)"
+        elif args.offline:
+            status = "skipped (--offline)"
+        elif not have_httpx:
+            status = "skipped (pip install httpx to check)"
+        else:
+            status = _probe(name, key)
+        print(f"  {name}: {status}")
+    print()
+    print("Diagnosis complete.")
+    return 0
+
+
+def _templates(args: argparse.Namespace) -> int:
+    from ..templates import list_templates
+
+    for name in list_templates():
+        print(name)
+    return 0
+
+
+# -- entry point -------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="selectools", description="selectools command line")
+    parser.add_argument("--version", action="version", version=f"selectools {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    serve = commands.add_parser("serve", help="serve an agent over HTTP")
+    serve.add_argument("config", nargs="?", help="a YAML config file or a template name")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 = any free)")
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="bind address (default 127.0.0.1; 0.0.0.0 = all)"
+    )
+    serve.add_argument("--no-playground", action="store_true", help="do not serve /playground")
+    serve.add_argument("--builder", action="store_true", help="serve the visual builder")
+    serve.add_argument("--auth-token", help="require 'Authorization: Bearer TOKEN'")
+    serve.add_argument(
+        "--session-store",
+        help="where sessions live: redis://..., a .db file (SQLite) or a directory (JSON files)",
+    )
+    serve.add_argument(
+        "--cors-origin", action="append", help="a browser origin allowed to call the API"
+    )
+    serve.set_defaults(run=_serve)
+
+    doctor = commands.add_parser("doctor", help="check keys, dependencies and providers")
+    doctor.add_argument("--offline", action="store_true", help="do not contact the providers")
+    doctor.set_defaults(run=_doctor)
+
+    templates = commands.add_parser("templates", help="list the built-in templates")
+    templates.set_defaults(run=_templates)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args))
+    except CliError as exc:
+        print(f"selectools {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,202 @@
+"""The ``selectools`` command, run as a real subprocess."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import httpx
+import pytest
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+ROOT = Path(__file__).resolve().parents[2]
+KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY")
+
+
+def env(**extra: str) -> dict[str, str]:
+    base = {k: v for k, v in os.environ.items() if k not in KEYS}
+    return {**base, "PYTHONPATH": str(ROOT), **extra}
+
+
+def run(*args: str, cwd: Path, **extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "selectools", *args],
+        capture_output=True,
+        text=True,
+        env=env(**extra),
+        cwd=cwd,
+        timeout=60,
+    )
+
+
+class Server:
+    """``selectools serve ...`` in the background; ``url`` from its banner."""
+
+    def __init__(self, args: list[str], cwd: Path, **extra: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "selectools", "serve", *args, "--port", "0"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env(**extra),
+            cwd=cwd,
+        )
+        assert self.proc.stdout is not None
+        self.banner: list[str] = []
+        for line in self.proc.stdout:
+            self.banner.append(line.rstrip("\n"))
+            if line.startswith("Press Ctrl+C"):
+                break
+        match = re.search(r"serving at (http://\S+)", "\n".join(self.banner))
+        assert match, (
+            f"no banner: {self.banner} {self.proc.stderr.read() if self.proc.stderr else ''}"
+        )
+        self.url = match.group(1)
+
+    def stop(self) -> str:
+        self.proc.terminate()
+        _, err = self.proc.communicate(timeout=10)
+        return err
+
+
+@pytest.fixture
+def serve(tmp_path) -> Iterator:
+    started: list[Server] = []
+
+    def start(*args: str, **extra: str) -> Server:
+        server = Server(list(args), tmp_path, **extra)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        if server.proc.poll() is None:
+            server.stop()
+
+
+def test_console_script_is_declared():
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    module, _, func = scripts["selectools"].partition(":")
+    assert (module, func) == ("selectools.serve.cli", "main")
+
+
+def test_serve_a_template_offline(serve):
+    server = serve("customer_support")
+    assert server.url.startswith("http://127.0.0.1:")
+    assert server.banner[1:6] == [
+        "  POST /invoke   -- single prompt",
+        "  POST /stream   -- SSE streaming",
+        "  GET  /health   -- health check",
+        "  GET  /schema   -- tool schemas",
+        "  GET  /playground -- chat UI",
+    ]
+    health = httpx.get(f"{server.url}/health").json()
+    assert health["tools"] == ["lookup_customer", "search_help_articles", "create_ticket"]
+    assert health["provider"] == "local"
+    answer = httpx.post(f"{server.url}/invoke", json={"prompt": "hello"}).json()
+    assert answer["content"] == "hello"
+    assert "offline LocalProvider" in server.stop()
+
+
+def test_serve_yaml_with_auth_and_no_playground(serve, tmp_path):
+    (tmp_path / "agent.yaml").write_text("provider: local\nsystem_prompt: Be brief.\n")
+    server = serve("agent.yaml", "--no-playground", "--auth-token", "tok")
+    assert not any("/playground" in line for line in server.banner)
+    assert httpx.post(f"{server.url}/invoke", json={"prompt": "x"}).status_code == 401
+    ok = httpx.post(
+        f"{server.url}/invoke", json={"prompt": "x"}, headers={"Authorization": "Bearer tok"}
+    )
+    assert ok.json()["content"] == "x"
+    assert httpx.get(f"{server.url}/playground").status_code == 404
+
+
+def test_binding_every_interface_is_announced(serve):
+    server = serve("rag_chatbot", "--host", "0.0.0.0")
+    assert "listening on 0.0.0.0" in server.stop()
+
+
+def test_serve_errors_name_file_and_line(tmp_path):
+    (tmp_path / "bad.yaml").write_text("provider: local\nmax_iterations: many\n")
+    result = run("serve", "bad.yaml", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        "selectools serve: error: bad.yaml, line 2: max_iterations must be an integer, got 'many'"
+    )
+    missing = run("serve", "nope.yaml", cwd=tmp_path)
+    assert missing.returncode == 2
+    assert "nope.yaml: config file not found" in missing.stderr
+    unknown = run("serve", "customer_suport", cwd=tmp_path)
+    assert "neither a YAML file nor a template" in unknown.stderr
+    assert "Traceback" not in result.stderr + missing.stderr + unknown.stderr
+
+
+def test_templates_command(tmp_path):
+    out = run("templates", cwd=tmp_path).stdout.split()
+    assert out == [
+        "code_reviewer", "customer_support", "data_analyst", "rag_chatbot", "research_assistant"
+    ]  # fmt: skip
+
+
+def test_doctor_without_keys(tmp_path):
+    result = run("doctor", cwd=tmp_path)
+    lines = result.stdout.splitlines()
+    assert lines[:2] == ["Selectools Doctor", "=" * 40]
+    assert "  OPENAI_API_KEY: MISSING" in lines
+    assert "  GEMINI_API_KEY: MISSING" in lines
+    assert "  starlette: OK (Starlette serving)" in lines
+    assert "  OpenAI: skipped (no key)" in lines
+    assert lines[-1] == "Diagnosis complete."
+
+
+class _Models(BaseHTTPRequestHandler):
+    good = "sk-good-0123456789"
+
+    def do_GET(self) -> None:
+        ok = (
+            self.path == "/v1/models" and self.headers.get("Authorization") == f"Bearer {self.good}"
+        )
+        self.send_response(200 if ok else 401)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(b'{"data": []}' if ok else b'{"error": "bad key"}')
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def models_server() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Models)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+    server.server_close()
+
+
+def test_doctor_checks_providers_and_never_prints_keys(tmp_path, models_server):
+    good = run("doctor", cwd=tmp_path, OPENAI_API_KEY=_Models.good, OPENAI_BASE_URL=models_server)
+    assert "  OPENAI_API_KEY: OK" in good.stdout.splitlines()
+    assert "  OpenAI: OK (connected)" in good.stdout.splitlines()
+    bad = run("doctor", cwd=tmp_path, OPENAI_API_KEY="sk-bad-999999", OPENAI_BASE_URL=models_server)
+    assert "  OpenAI: FAILED (key rejected, HTTP 401)" in bad.stdout.splitlines()
+    assert _Models.good not in good.stdout + good.stderr
+    assert "sk-bad-999999" not in bad.stdout + bad.stderr
+    offline = run("doctor", "--offline", cwd=tmp_path, OPENAI_API_KEY="sk-x")
+    assert "  OpenAI: skipped (--offline)" in offline.stdout.splitlines()
+
+
+def test_builder_is_refused_clearly(tmp_path):
+    result = run("serve", "--builder", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "builder" in result.stderr
