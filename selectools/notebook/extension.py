@@ -9,6 +9,7 @@ event loop and only imports the agent machinery when a magic first runs.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from .magics import SelectoolsMagics
@@ -72,6 +73,10 @@ def unload_ipython_extension(ipython: Any) -> None:
         from .mcp_attach import detach_all
 
         detach_all(magics.state)  # no MCP server outlives the extension
+    if "selectools.notebook.serve_cell" in sys.modules:
+        from .serve_cell import stop_all
+
+        stop_all()  # nor an agent server started with %selectools serve
     cleanup = ipython.input_transformers_cleanup
     if protect_agent_lines in cleanup:
         cleanup.remove(protect_agent_lines)

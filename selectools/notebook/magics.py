@@ -84,6 +84,8 @@ class SelectoolsMagics(Magics):
         %selectools mcp NAME -- COMMAND ARGS...         attach a stdio MCP server: its tools
                                                         join the notebook's tools (--url URL for
                                                         streamable HTTP, --detach to stop it)
+        %selectools serve AGENT [--port N] [--stop]     serve an agent in the background and
+                                                        show its playground (serve_cell)
 
         Providers: openai, azure_openai, anthropic, gemini, ollama, local (offline echo), scripted
         (the notebook's ScriptedProvider), auto, or any provider variable.
@@ -91,6 +93,11 @@ class SelectoolsMagics(Magics):
         if line.split(None, 1)[:1] == ["mcp"]:
             self._mcp(line.strip()[3:])
             return None
+        if line.split(None, 1)[:1] == ["serve"]:
+            from .serve_cell import serve_line
+
+            with _usage_errors():
+                return serve_line(line.strip()[5:], self._namespace)
         with _usage_errors():
             self._apply_settings(line)
         frontend = _frontend.detect(self.shell)
