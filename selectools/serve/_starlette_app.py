@@ -224,3 +224,125 @@ def build_app(
         middleware=middleware,
         exception_handlers={HTTPException: http_error, Exception: server_error},
     )
+
+
+def create_builder_app(provider: Any = None, auth_token: str | None = None) -> Starlette:
+    """The visual builder as an ASGI app (``uvicorn ... --factory``).
+
+    ``provider`` runs the workflows' agents (default: the first provider with a
+    key in the environment, else the offline one); ``auth_token`` (default: the
+    ``BUILDER_AUTH_TOKEN`` variable, then ``~/.selectools/auth_token``) puts
+    every builder route behind ``/login``.
+    """
+    from .builder import (
+        COOKIE,
+        SESSION_SECONDS,
+        builder_token,
+        plan_chain,
+        run_workflow_events,
+        sign_session,
+        valid_session,
+    )
+
+    token = builder_token(auth_token)
+    if provider is None:
+        from ..templates import make_provider
+
+        provider = make_provider("auto")
+    provider_name = str(getattr(provider, "name", type(provider).__name__))
+    page = static_text("builder.html").replace("{{PROVIDER}}", provider_name)
+    csp = {
+        **_SECURITY_HEADERS,
+        "Content-Security-Policy": "default-src 'self'; img-src 'self' data:",
+    }
+
+    def signed_in(request: Request) -> bool:
+        if token is None:
+            return True
+        if valid_session(token, request.cookies.get(COOKIE)):
+            return True
+        header = request.headers.get("authorization", "")
+        scheme, _, given = header.partition(" ")
+        return scheme.lower() == "bearer" and hmac.compare_digest(given.encode(), token.encode())
+
+    async def builder(request: Request) -> Response:
+        if not signed_in(request):
+            return RedirectResponse("/login", status_code=303)
+        return Response(page, media_type="text/html", headers=csp)
+
+    async def asset(request: Request) -> Response:
+        name = request.path_params["name"]
+        public = {"login.js", "builder.css"}
+        if name not in {"builder.js", *public}:
+            return error_response(404, "not_found", f"no asset {name!r}")
+        if name not in public and not signed_in(request):
+            return error_response(401, "unauthorized", "sign in at /login first")
+        suffix = name[name.rfind(".") :]
+        return Response(
+            static_text(name), media_type=_STATIC_TYPES[suffix], headers=_SECURITY_HEADERS
+        )
+
+    async def login_page(request: Request) -> Response:
+        if token is None:
+            return RedirectResponse("/builder", status_code=303)
+        return Response(static_text("login.html"), media_type="text/html", headers=csp)
+
+    async def login(request: Request) -> Response:
+        if token is None:
+            return JSONResponse({"ok": True})
+        try:
+            body = await _read_json(request, 10_000)
+        except BadRequest as exc:
+            return error_response(exc.status, exc.code, str(exc))
+        given = body.get("token") if isinstance(body, dict) else None
+        if not isinstance(given, str) or not hmac.compare_digest(given.encode(), token.encode()):
+            return error_response(401, "unauthorized", "that token is not right")
+        response = JSONResponse({"ok": True}, headers=_SECURITY_HEADERS)
+        response.set_cookie(
+            COOKIE, sign_session(token), max_age=SESSION_SECONDS, httponly=True, samesite="strict"
+        )
+        return response
+
+    async def run(request: Request) -> Response:
+        if not signed_in(request):
+            return error_response(401, "unauthorized", "sign in at /login first")
+        try:
+            body = await _read_json(request, 200_000)
+            if not isinstance(body, dict):
+                raise BadRequest('send {"workflow": {...}, "prompt": "..."}', code="invalid_body")
+            prompt = body.get("prompt")
+            if not isinstance(prompt, str) or not prompt.strip():
+                raise BadRequest('"prompt" must be a non-empty string', code="invalid_prompt")
+            chain = plan_chain(body.get("workflow"))
+        except BadRequest as exc:
+            return error_response(exc.status, exc.code, str(exc))
+
+        async def events() -> AsyncIterator[dict[str, str]]:
+            async for data in run_workflow_events(chain, prompt, provider):
+                yield {"data": data}
+
+        return EventSourceResponse(events(), headers=_SECURITY_HEADERS, sep="\n", ping=15)
+
+    async def info(request: Request) -> Response:
+        if not signed_in(request):
+            return error_response(401, "unauthorized", "sign in at /login first")
+        return JSONResponse({"provider": provider_name, "auth": token is not None})
+
+    async def root(request: Request) -> Response:
+        return RedirectResponse("/builder", status_code=307)
+
+    routes = [
+        Route("/", root, methods=["GET"]),
+        Route("/builder", builder, methods=["GET"]),
+        Route("/builder/info", info, methods=["GET"]),
+        Route("/builder/run", run, methods=["POST"]),
+        Route("/builder/static/{name}", asset, methods=["GET"]),
+        Route("/login", login_page, methods=["GET"]),
+        Route("/login", login, methods=["POST"]),
+    ]
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        return error_response(exc.status_code, "http_error", f"{exc.detail}: {request.url.path}")
+
+    return Starlette(routes=routes, exception_handlers={HTTPException: http_error})

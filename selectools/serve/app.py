@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ..agent.core import Agent
     from ..sessions import SessionStore
 
-__all__ = ["AgentServer", "ServerHandle", "create_app"]
+__all__ = ["AgentServer", "ServerHandle", "create_app", "serve_in_background"]
 
 _ENDPOINTS = [
     ("POST", "/invoke", "single prompt"),
@@ -161,22 +161,38 @@ class AgentServer:
             finally:
                 sock.close()
             return None
-        thread = threading.Thread(
-            target=server.run, kwargs={"sockets": [sock]}, name="selectools-serve", daemon=True
-        )
-        thread.start()
-        deadline = time.monotonic() + 15
-        while not server.started and thread.is_alive() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        if not server.started:
-            server.should_exit = True
-            raise RuntimeError("the server did not start within 15 s")
-        return ServerHandle(
+        return _background(
             server,
-            thread,
+            sock,
             f"http://{shown}:{actual}{self.router.prefix}",
             self.router.enable_playground,
         )
+
+
+def _background(server: Any, sock: socket.socket, url: str, playground: bool) -> ServerHandle:
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, name="selectools-serve", daemon=True
+    )
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not server.started and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    if not server.started:
+        server.should_exit = True
+        raise RuntimeError("the server did not start within 15 s")
+    return ServerHandle(server, thread, url, playground)
+
+
+def serve_in_background(asgi: Any, port: int = 0, host: str = "127.0.0.1") -> ServerHandle:
+    """Any ASGI app (the builder's, for one) on uvicorn in a background thread."""
+    import uvicorn
+
+    sock = _bind(host, port)
+    config = uvicorn.Config(asgi, log_level="warning", access_log=False, lifespan="off")
+    shown = f"[{host}]" if ":" in host else host
+    return _background(
+        uvicorn.Server(config), sock, f"http://{shown}:{sock.getsockname()[1]}", False
+    )
 
 
 def create_app(

@@ -91,10 +91,7 @@ def _serve(args: argparse.Namespace) -> int:
     from . import create_app
 
     if args.builder:
-        raise CliError(
-            "the visual builder is not part of this selectools build yet; "
-            "serve an agent with: selectools serve <config.yaml|template>"
-        )
+        return _serve_builder(args)
     if args.config is None:
         raise CliError("serve needs a config: selectools serve <config.yaml|template>")
     agent = _load_agent(args.config)
@@ -115,6 +112,40 @@ def _serve(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     except KeyboardInterrupt:
         pass
+    return 0
+
+
+def _serve_builder(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from ._starlette_app import create_builder_app
+    from .app import _bind
+    from .builder import builder_token
+
+    token = builder_token(args.auth_token)
+    app = create_builder_app(auth_token=token)
+    try:
+        sock = _bind(args.host, args.port)
+    except OSError as exc:
+        raise CliError(str(exc)) from None
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    if args.host in ("0.0.0.0", "::"):
+        print(
+            f"warning: listening on {args.host}: the builder is reachable from other machines"
+            + ("" if token else " and has no auth token"),
+            file=sys.stderr,
+        )
+    print(f"Selectools builder at http://{host}:{sock.getsockname()[1]}/builder", flush=True)
+    if token:
+        print("  sign in with the auth token at /login", flush=True)
+    print("\nPress Ctrl+C to stop.", flush=True)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
     return 0
 
 
@@ -211,7 +242,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--no-playground", action="store_true", help="do not serve /playground")
     serve.add_argument("--builder", action="store_true", help="serve the visual builder")
-    serve.add_argument("--auth-token", help="require 'Authorization: Bearer TOKEN'")
+    serve.add_argument(
+        "--auth-token",
+        help="require 'Authorization: Bearer TOKEN' (the builder: sign in at /login; "
+        "else BUILDER_AUTH_TOKEN or ~/.selectools/auth_token)",
+    )
     serve.add_argument(
         "--session-store",
         help="where sessions live: redis://..., a .db file (SQLite) or a directory (JSON files)",

@@ -196,7 +196,24 @@ def test_doctor_checks_providers_and_never_prints_keys(tmp_path, models_server):
     assert "  OpenAI: skipped (--offline)" in offline.stdout.splitlines()
 
 
-def test_builder_is_refused_clearly(tmp_path):
-    result = run("serve", "--builder", cwd=tmp_path)
-    assert result.returncode == 2
-    assert "builder" in result.stderr
+def test_serve_builder_and_its_login(tmp_path):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "selectools", "serve", "--builder", "--port", "0",
+         "--auth-token", "b-tok"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(), cwd=tmp_path,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        match = re.search(r"builder at (http://\S+)/builder", proc.stdout.readline())
+        assert match
+        base = match.group(1)
+        visit = httpx.get(f"{base}/builder", follow_redirects=False)
+        assert visit.status_code == 303
+        assert visit.headers["location"] == "/login"
+        login = httpx.post(f"{base}/login", json={"token": "b-tok"})
+        page = httpx.get(f"{base}/builder", cookies=login.cookies)
+        assert page.status_code == 200
+        assert "selectools builder" in page.text
+    finally:
+        proc.terminate()
+        proc.wait(10)
