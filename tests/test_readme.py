@@ -30,7 +30,9 @@ def test_readme_examples_run(monkeypatch, tmp_path):
     printed = output.getvalue()
     assert "A laptop costs $999." in printed
     # the serve section: a template behind a real server, with a token
-    assert "I can't log in · ['lookup_customer', 'search_help_articles', 'create_ticket']\n" in printed
+    assert (
+        "I can't log in · ['lookup_customer', 'search_help_articles', 'create_ticket']\n" in printed
+    )
     assert "📊 Usage Summary" in printed
     assert "It costs $699.\n" in printed  # a documented provider's tool ran under stream()
     assert "[('get_price', True)]\n" in printed  # the filtered observer saw the tool end
