@@ -91,7 +91,7 @@ def report_to_html(report: EvalReport) -> str:
     for index, r in enumerate(report.results):
         tags = "".join(f'<span class="tag">{escape(t)}</span>' for t in r.case.tags)
         failing = ", ".join(dict.fromkeys(f.evaluator for f in r.failures))
-        text = " ".join([r.case.input, r.output, failing, *r.case.tags]).lower()
+        text = " ".join([r.case.label, r.case.input, r.output, failing, *r.case.tags]).lower()
         rows.append(
             f'<tr class="case" data-verdict="{r.verdict.value}" data-detail="d{index}" '
             f'data-text="{escape(text)}">'
