@@ -71,13 +71,20 @@ def main() -> None:
         times.append(time.perf_counter() - began)
     median = statistics.median(times)
     assert report is not None
-    print(f"local: {CASES} cases, max_concurrency={CONCURRENCY}, model latency {LATENCY * 1000:.0f} ms")
+    print(
+        f"local: {CASES} cases, max_concurrency={CONCURRENCY}, model latency {LATENCY * 1000:.0f} ms"
+    )
     print(f"  runs (s): {', '.join(f'{t:.3f}' for t in times)}")
-    print(f"  median {median:.3f} s vs ideal {IDEAL:.3f} s -> {median / IDEAL:.2f}x (target <= 1.25x)")
-    print(f"  accuracy {report.accuracy:.1%}, p50 {report.latency_p50:.1f} ms, cost ${report.total_cost:.4f}")
+    print(
+        f"  median {median:.3f} s vs ideal {IDEAL:.3f} s -> {median / IDEAL:.2f}x (target <= 1.25x)"
+    )
+    print(
+        f"  accuracy {report.accuracy:.1%}, p50 {report.latency_p50:.1f} ms, cost ${report.total_cost:.4f}"
+    )
     if args.no_ray:
         return
     import ray
+
     from selectools.evals import RayExecutor
 
     began = time.perf_counter()
@@ -90,7 +97,9 @@ def main() -> None:
     finally:
         ray.shutdown()
     same = comparable(remote) == comparable(report)
-    print(f"  ray run {elapsed:.3f} s ({elapsed / IDEAL:.2f}x ideal); report identical to local: {same}")
+    print(
+        f"  ray run {elapsed:.3f} s ({elapsed / IDEAL:.2f}x ideal); report identical to local: {same}"
+    )
     if not same:
         raise SystemExit("the Ray report differs from the local report")
 
