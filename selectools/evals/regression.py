@@ -44,6 +44,11 @@ class RegressionResult:
     def is_regression(self) -> bool:
         return bool(self.regressions) or self.accuracy_delta < -self.tolerance
 
+    def _repr_html_(self) -> str:
+        from .._view.evals import regression_html
+
+        return regression_html(self)
+
     def summary(self) -> str:
         if not self.has_baseline:
             return f"No baseline yet (accuracy {self.current_accuracy:.1%})."

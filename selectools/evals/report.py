@@ -282,6 +282,25 @@ class EvalReport:
             atomic_write_text(path, text)
         return text
 
+    def evaluator_frame(self) -> Any:
+        """Case x evaluator pass/fail as a pandas DataFrame (needs pandas)."""
+        from .._view.eval_frames import evaluator_frame
+
+        return evaluator_frame(self)
+
+    def chart(self, kind: str = "accuracy_by_tag") -> Any:
+        """A plotly figure: ``"accuracy_by_tag"``, ``"latency"`` or ``"cost"`` (needs plotly)."""
+        from .._view import eval_frames
+
+        charts = {
+            "accuracy_by_tag": eval_frames.accuracy_by_tag_chart,
+            "latency": eval_frames.latency_chart,
+            "cost": eval_frames.cost_per_case_chart,
+        }
+        if kind not in charts:
+            raise ValueError(f"unknown chart {kind!r}; choose from {', '.join(charts)}")
+        return charts[kind](self)
+
     def to_dataframe(self) -> Any:
         """One pandas row per case (needs pandas): input, verdict, failing evaluators, numbers, tags."""
         from .._view.eval_frames import report_to_dataframe
