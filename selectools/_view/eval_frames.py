@@ -89,17 +89,23 @@ def evaluator_frame(report: EvalReport) -> pandas.DataFrame:
     """Case x evaluator: True (passed), False (failed) for every evaluator that spoke up.
 
     Columns are the evaluators that failed a case or scored one (a judge);
-    a case skipped or errored before grading has None in every column.
+    None where the evaluator did not grade the case (a judge without the
+    ``reference`` it needs, a case skipped or errored before grading).
     """
     pd = _require("pandas", "evaluator_frame()")
     from ..evals.case import CaseVerdict
 
     names = report.evaluator_names()
+    judges = {name for r in report.results for name in r.scores}
     data = []
     for r in report.results:
         failed = {f.evaluator for f in r.failures}
         graded = r.verdict in (CaseVerdict.PASS, CaseVerdict.FAIL)
-        data.append([(name not in failed) if graded else None for name in names])
+        row: list[bool | None] = []
+        for name in names:
+            judged_here = name not in judges or name in r.scores or name in failed
+            row.append((name not in failed) if graded and judged_here else None)
+        data.append(row)
     return pd.DataFrame(data, columns=names, index=[r.case.label for r in report.results])
 
 

@@ -6,7 +6,9 @@ judge is asked to end with ``SCORE: <0-10>``, and the score is read robustly
 (``SCORE: 8``, ``Score - 7.5/10``, ``{"score": 9}``, ``Rating: 6``). A reply with
 no readable score raises :class:`JudgeReplyError`, which the suite records as an
 ``ERROR`` verdict with the reply attached: a judge that cannot be read never
-passes or fails a case silently.
+passes or fails a case silently. A judge that needs ``reference``, ``context``
+or ``rubric`` grades only the cases that set it (as an unset ``expect_*`` field
+checks nothing), so one judge can be given to a mixed suite.
 """
 
 from __future__ import annotations
@@ -121,8 +123,12 @@ class _Judge:
     def _criterion(self, case: TestCase) -> str:
         return self.criterion
 
-    def prompt(self, case: TestCase, run: CaseRun) -> str:
-        if self.needs and not any(getattr(case, f) for f in self.needs):
+    def applies_to(self, case: TestCase) -> bool:
+        """A judge that needs ``reference``/``context``/``rubric`` only grades cases that have it."""
+        return not self.needs or any(getattr(case, f) for f in self.needs)
+
+    def prompt(self, case: TestCase, run: CaseRun | None) -> str:
+        if not self.applies_to(case):
             fields = " or ".join(f"`{f}`" for f in self.needs)
             raise EvalError(
                 f"{type(self).__name__} needs {fields} on the TestCase ({case.label!r})"
@@ -139,10 +145,12 @@ class _Judge:
             parts.append(f"<reference>\n{case.reference}\n</reference>")
         if case.rubric:
             parts.append(f"<rubric>\n{case.rubric}\n</rubric>")
-        parts.append(f"<response>\n{run.output}\n</response>")
+        parts.append(f"<response>\n{run.output if run is not None else ''}\n</response>")
         return "\n\n".join(parts)
 
     def evaluate(self, case: TestCase, run: CaseRun) -> list[EvalFailure]:
+        if not self.applies_to(case):  # like an unset expect_* field: nothing to check
+            return []
         message, _usage = self.provider.complete(
             model=self.model,
             system_prompt="You are a strict, fair evaluator of AI assistant responses.",

@@ -96,6 +96,7 @@ def run_eval(suite: Any, *, interval: float = 0.1) -> Any:
         while worker.is_alive():
             worker.join(interval)
             progress.redraw()
+        progress.redraw()  # the final count, however fast the run was
     finally:
         suite.on_progress = user_callback
     if "error" in outcome:

@@ -10,6 +10,7 @@ from selectools.evals import (
     CoherenceEvaluator,
     CompletenessEvaluator,
     CorrectnessEvaluator,
+    EvalError,
     EvalSuite,
     FaithfulnessEvaluator,
     HallucinationEvaluator,
@@ -77,11 +78,14 @@ def test_threshold_is_configurable():
     assert report.results[0].verdict is CaseVerdict.PASS
 
 
-def test_missing_reference_is_a_clear_error():
-    report, judge_model = run_with_judge(CorrectnessEvaluator, ["SCORE: 9"], {})
-    assert report.results[0].verdict is CaseVerdict.ERROR
-    assert "needs `reference`" in report.results[0].error
+@pytest.mark.parametrize(("judge_cls", "name", "threshold", "fields"), [j for j in JUDGES if j[3]])
+def test_a_judge_skips_cases_without_the_field_it_needs(judge_cls, name, threshold, fields):
+    report, judge_model = run_with_judge(judge_cls, ["SCORE: 0"], {})
+    assert report.results[0].verdict is CaseVerdict.PASS
+    assert report.results[0].scores == {}
     assert judge_model.calls == 0
+    with pytest.raises(EvalError, match="needs `"):
+        judge_cls(provider=judge_model).prompt(TestCase(input="x"), None)
 
 
 def test_out_of_range_score_is_malformed():
