@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 __all__ = ["RayExecutor"]
 
 _remote: Any = None
-_registered = False
 
 
 def _run_chunk(suite: EvalSuite, cases: list[TestCase]) -> list[CaseResult]:
@@ -45,16 +44,17 @@ def _new_rlock(_: object) -> Any:
 
 
 def _register(ray: Any) -> None:
-    global _registered
-    if _registered:
-        return
+    """Send locks as new ones; registered on every use (a new Ray session starts without it)."""
     ray.util.register_serializer(
-        type(threading.Lock()), serializer=lambda _: None, deserializer=_new_lock
+        type(threading.Lock()), serializer=_no_state, deserializer=_new_lock
     )
     ray.util.register_serializer(
-        type(threading.RLock()), serializer=lambda _: None, deserializer=_new_rlock
+        type(threading.RLock()), serializer=_no_state, deserializer=_new_rlock
     )
-    _registered = True
+
+
+def _no_state(_: object) -> None:
+    return None
 
 
 class RayExecutor:
