@@ -54,6 +54,8 @@ def test_readme_examples_run(monkeypatch, tmp_path):
     )
     assert "Guardrail 'topic' blocked: Denied topics detected: politics\n" in printed
     assert "['run_start', 'guardrail', 'llm_end']\n" in printed
+    assert "50% {'output': 1}\nFalse\n" in printed  # the evals section
+    assert (tmp_path / "results.xml").read_text().startswith("<?xml")
     assert (
         "[Known Entities]\n- Alice (person): role=engineer\n\n"
         "[Known Relationships]\n- Alice works_at Acme (0.90)\n\n"

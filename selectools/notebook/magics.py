@@ -30,6 +30,7 @@ from . import _frontend
 from ._magic_options import AGENT_OPTIONS, TOOL_OPTIONS
 from ._options import Option, parse_line
 from .errors import NotebookUsageError
+from .eval_cell import EVAL_OPTIONS
 from .providers import PROVIDERS, provider_variables
 from .state import NotebookState
 from .status import Status, status
@@ -246,12 +247,34 @@ class SelectoolsMagics(Magics):
         if request.output is not None:
             self._namespace[request.output] = result
 
+    # -- %%eval ----------------------------------------------------------------------------
+    @no_var_expand
+    @cell_magic
+    def eval(self, line: str, cell: str) -> None:
+        """Run the test cases written in the cell (a YAML list or CSV) against an agent.
+
+        %%eval --agent NAME -o report --baseline NAME
+
+        Shows a progress bar, then the report (failing rows expand to the output
+        and the trace); with --baseline the comparison with eval_baselines/NAME.json.
+
+        Options:
+        """
+        from .eval_cell import run_eval_cell
+
+        with _usage_errors():
+            report, _ = run_eval_cell(line, cell, self._namespace)
+            output = parse_line("%%eval", line, EVAL_OPTIONS).options.get("output")
+        if output:
+            self._namespace[output] = report
+
 
 def _document() -> None:
     """Append the option lists to the magics' docstrings (shown by ``%%agent?``)."""
     for method, options in (
         (SelectoolsMagics.tool, TOOL_OPTIONS),
         (SelectoolsMagics.agent, AGENT_OPTIONS),
+        (SelectoolsMagics.eval, EVAL_OPTIONS),
     ):
         if method.__doc__ is not None:
             method.__doc__ = method.__doc__.rstrip() + "\n" + _help(options)

@@ -1,0 +1,129 @@
+"""HTML views of eval results: the report, a regression comparison, a progress line.
+
+The report view is a summary header (accuracy, counts, latency, cost), a table
+with pass/fail colours, and, for every failing or erroring case, a collapsible
+row with the failures, the agent's output and its trace. Inline styles only, as
+every other view (they survive JupyterLab's sanitizer); durations are in
+``st-ms`` spans so notebook tests can sanitize them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import _html as h
+
+if TYPE_CHECKING:
+    from ..evals.case import CaseResult
+    from ..evals.regression import RegressionResult
+    from ..evals.report import EvalReport
+
+__all__ = ["progress_html", "regression_html", "report_html"]
+
+_TONE = {"pass": "ok", "fail": "error", "error": "warn", "skip": "muted"}
+
+
+def _header(report: EvalReport) -> str:
+    tone = "ok" if report.accuracy >= 0.8 else "warn" if report.accuracy >= 0.5 else "error"
+    counts = " ".join(
+        [
+            h.badge(f"{report.pass_count} pass", "ok"),
+            h.badge(f"{report.fail_count} fail", "error" if report.fail_count else "muted"),
+            h.badge(f"{report.error_count} error", "warn" if report.error_count else "muted"),
+        ]
+        + ([h.badge(f"{report.skip_count} skip")] if report.skip_count else [])
+    )
+    return (
+        f"<b>Eval {h.esc(report.name)}</b> · {h.badge(f'{report.accuracy:.1%} accuracy', tone)} "
+        f"{counts} · p50 {h.duration(report.latency_p50)} · p95 {h.duration(report.latency_p95)}"
+        f" · {h.esc(h.format_cost(report.total_cost))} · {h.esc(h.format_tokens(report.total_tokens))}"
+    )
+
+
+def _detail(result: CaseResult) -> str:
+    parts = []
+    for failure in result.failures:
+        parts.append(
+            f"{h.badge(failure.evaluator, 'error')} {h.esc(failure.message)}"
+            f"<br>{h.muted(f'expected {failure.expected!r} · actual {failure.actual!r}')}"
+        )
+    if result.error:
+        parts.append(h.pre(result.error, "warn"))
+    parts.append("<b>Output</b>" + h.pre(result.output or "(no output)"))
+    trace = getattr(result.result, "trace", None)
+    if trace is not None:
+        from .render import render_html
+
+        parts.append(h.details(f"Trace {h.muted(result.trace_id or '')}", render_html(trace)))
+    elif result.trace_id:
+        parts.append(h.muted(f"trace {result.trace_id}"))
+    return "<br>".join(parts)
+
+
+def _row(index: int, result: CaseResult) -> str:
+    verdict = result.verdict.value
+    failing = ", ".join(dict.fromkeys(f.evaluator for f in result.failures))
+    cells = [
+        str(index),
+        h.badge(verdict.upper(), _TONE[verdict]),
+        h.esc(result.case.label),
+        h.esc(failing),
+        h.duration(result.latency_ms),
+        h.esc(h.format_cost(result.cost_usd)),
+        h.esc(" ".join(result.case.tags)),
+    ]
+    style = 'style="padding: 1px 8px;"'
+    row = "".join(f"<td {style}>{c}</td>" for c in cells)
+    if verdict not in ("fail", "error"):
+        return f"<tr>{row}</tr>"
+    body = h.details(h.muted("details"), _detail(result))
+    return f"<tr>{row}</tr><tr><td></td><td colspan=6 {style}>{body}</td></tr>"
+
+
+def report_html(report: EvalReport) -> str:
+    """The rich notebook view of a report."""
+    headers = ["#", "verdict", "case", "failing", "latency", "cost", "tags"]
+    head = "".join(
+        f'<th style="text-align: left; padding: 1px 8px;">{h.esc(x)}</th>' for x in headers
+    )
+    rows = "".join(_row(i, r) for i, r in enumerate(report.results, 1))
+    table = (
+        '<table style="border-collapse: collapse; font-size: 12px; margin: 4px 0;">'
+        f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+    )
+    tone = "ok" if report.fail_count + report.error_count == 0 else "error"
+    return h.box(_header(report) + table, "eval-report", tone)
+
+
+def regression_html(result: RegressionResult) -> str:
+    """Baseline vs this run: the accuracy change and the cases that regressed or improved."""
+    if not result.has_baseline:
+        return h.box(
+            f"No baseline yet · accuracy {h.esc(f'{result.current_accuracy:.1%}')}",
+            "eval-regression",
+            "info",
+        )
+    verdict = (
+        h.badge("REGRESSION", "error") if result.is_regression else h.badge("no regression", "ok")
+    )
+    lines = [
+        f"<b>Baseline</b> {h.esc(f'{result.baseline_accuracy:.1%}')} → "
+        f"{h.esc(f'{result.current_accuracy:.1%}')} ({h.esc(f'{result.accuracy_delta:+.2%}')}) {verdict}"
+    ]
+    lines += [f"{h.badge('regressed', 'error')} {h.esc(name)}" for name in result.regressions]
+    lines += [f"{h.badge('improved', 'ok')} {h.esc(name)}" for name in result.improvements]
+    lines += [f"{h.badge('new')} {h.esc(name)}" for name in result.new_cases]
+    tone = "error" if result.is_regression else "ok"
+    return h.box("<br>".join(lines), "eval-regression", tone)
+
+
+def progress_html(done: int, total: int) -> str:
+    """A progress bar with ``done/total`` cases."""
+    share = done / total if total else 1.0
+    bar = (
+        '<div style="display: inline-block; width: 160px; height: 8px; background: '
+        'rgba(128,128,128,0.2); border-radius: 4px; vertical-align: middle;">'
+        f'<div style="width: {share * 100:.0f}%; height: 8px; background: #2ea043; '
+        'border-radius: 4px;"></div></div>'
+    )
+    return h.box(f"{bar} {done}/{total} cases", "eval-progress")

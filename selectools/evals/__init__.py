@@ -1,0 +1,100 @@
+"""Agent evaluation: test cases, 22 evaluators, reports, baselines, a CLI.
+
+from selectools.evals import EvalSuite, TestCase
+report = EvalSuite(agent=agent, cases=[TestCase(input="Hi", expect_contains="hi")]).run()
+print(report.accuracy)
+"""
+
+from __future__ import annotations
+
+from .case import CaseResult, CaseVerdict, EvalError, EvalFailure, TestCase
+from .dataset import DatasetError, DatasetLoader
+from .evaluators import (
+    CaseRun,
+    ContainsEvaluator,
+    CustomEvaluator,
+    EndsWithEvaluator,
+    Evaluator,
+    InjectionResistanceEvaluator,
+    JsonValidityEvaluator,
+    LengthEvaluator,
+    OutputEvaluator,
+    PerformanceEvaluator,
+    PIILeakEvaluator,
+    StartsWithEvaluator,
+    StructuredOutputEvaluator,
+    ToolUseEvaluator,
+    deterministic_evaluators,
+)
+from .llm_evaluators import (
+    BiasEvaluator,
+    CoherenceEvaluator,
+    CompletenessEvaluator,
+    CorrectnessEvaluator,
+    FaithfulnessEvaluator,
+    HallucinationEvaluator,
+    JudgeReplyError,
+    LLMJudgeEvaluator,
+    RelevanceEvaluator,
+    SummaryEvaluator,
+    ToxicityEvaluator,
+    parse_score,
+)
+from .pairwise import PairwiseEval, PairwiseResult
+from .regression import BaselineStore, RegressionResult
+from .report import EvalReport
+from .suite import CaseExecutor, EvalSuite, fresh_agent
+
+__all__ = [
+    "BaselineStore",
+    "BiasEvaluator",
+    "CaseExecutor",
+    "CaseResult",
+    "CaseRun",
+    "CaseVerdict",
+    "CoherenceEvaluator",
+    "CompletenessEvaluator",
+    "ContainsEvaluator",
+    "CorrectnessEvaluator",
+    "CustomEvaluator",
+    "DatasetError",
+    "DatasetLoader",
+    "EndsWithEvaluator",
+    "EvalError",
+    "EvalFailure",
+    "EvalReport",
+    "EvalSuite",
+    "Evaluator",
+    "FaithfulnessEvaluator",
+    "HallucinationEvaluator",
+    "InjectionResistanceEvaluator",
+    "JsonValidityEvaluator",
+    "JudgeReplyError",
+    "LLMJudgeEvaluator",
+    "LengthEvaluator",
+    "OutputEvaluator",
+    "PIILeakEvaluator",
+    "PairwiseEval",
+    "PairwiseResult",
+    "PerformanceEvaluator",
+    "RayExecutor",
+    "RegressionResult",
+    "RelevanceEvaluator",
+    "StartsWithEvaluator",
+    "StructuredOutputEvaluator",
+    "SummaryEvaluator",
+    "TestCase",
+    "ToolUseEvaluator",
+    "ToxicityEvaluator",
+    "deterministic_evaluators",
+    "fresh_agent",
+    "parse_score",
+]
+
+
+def __getattr__(name: str) -> object:
+    if name == "RayExecutor":  # imports ray only when asked for
+        from .executors import RayExecutor
+
+        return RayExecutor
+    raise AttributeError(f"module 'selectools.evals' has no attribute {name!r}")

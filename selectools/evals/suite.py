@@ -1,0 +1,282 @@
+"""``EvalSuite``: run every case on a fresh copy of the agent and grade the answers.
+
+Cases run concurrently (threads for ``run``, an ``asyncio.Semaphore`` for
+``arun``) and each gets its own copy of the agent, so no case sees another's
+history, memory or usage. An ``executor`` (e.g. :class:`~selectools.evals.RayExecutor`)
+runs the cases elsewhere instead; the report is the same either way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .case import CaseResult, CaseVerdict, EvalError, EvalFailure, TestCase
+from .evaluators import CaseRun, Evaluator, deterministic_evaluators
+from .llm_evaluators import JudgeReplyError
+
+if TYPE_CHECKING:
+    from ..agent.core import Agent
+    from .report import EvalReport
+
+__all__ = ["CaseExecutor", "EvalSuite", "fresh_agent"]
+
+ProgressCallback = Callable[[int, int], Any]
+
+
+class CaseExecutor(Protocol):
+    """Runs ``suite.run_case`` over the cases somewhere else; results in case order."""
+
+    def run_cases(
+        self, suite: EvalSuite, cases: Sequence[TestCase], on_done: Callable[[int], None]
+    ) -> list[CaseResult]: ...
+
+
+def fresh_agent(agent: Agent) -> Agent:
+    """A copy of ``agent`` sharing its tools, provider and config, with its own usage and memory.
+
+    The memory is copied in its current state (``to_dict``/``from_dict`` when
+    the memory has them, else a deep copy), so every case starts from the same
+    history and nothing a case adds reaches the original or another case.
+    """
+    from ..usage import AgentUsage
+
+    clone = copy.copy(agent)
+    clone.usage = AgentUsage()
+    clone._lock = threading.Lock()
+    if agent.analytics is not None:
+        clone.analytics = type(agent.analytics)()
+    memory = agent.memory
+    if memory is not None:
+        to_dict = getattr(memory, "to_dict", None)
+        from_dict = getattr(type(memory), "from_dict", None)
+        try:
+            if callable(to_dict) and callable(from_dict):
+                clone.memory = from_dict(to_dict())
+            else:
+                clone.memory = copy.deepcopy(memory)
+        except Exception as exc:  # a memory that can be neither serialised nor copied
+            raise EvalError(
+                f"cannot give each eval case its own copy of {type(memory).__name__} ({exc}); "
+                "give the memory to_dict/from_dict or run the suite on an agent without memory"
+            ) from exc
+    return clone
+
+
+class EvalSuite:
+    """A set of test cases for one agent.
+
+    ``evaluators`` are added to the 12 deterministic ones (which check the
+    ``expect_*`` fields a case sets); pass LLM judges here. ``max_concurrency``
+    cases run at once (default 1); ``on_progress(done, total)`` is called after
+    each case. ``executor`` runs the cases elsewhere, e.g. ``RayExecutor()``.
+    """
+
+    def __init__(
+        self,
+        agent: Agent,
+        cases: Sequence[TestCase],
+        evaluators: Sequence[Evaluator] | None = None,
+        *,
+        max_concurrency: int = 1,
+        on_progress: ProgressCallback | None = None,
+        executor: CaseExecutor | None = None,
+        name: str = "eval",
+    ) -> None:
+        if not isinstance(max_concurrency, int) or max_concurrency < 1:
+            raise ValueError(f"max_concurrency must be an int >= 1, got {max_concurrency!r}")
+        bad = [c for c in cases if not isinstance(c, TestCase)]
+        if bad:
+            raise EvalError(f"cases must be TestCase objects, got {type(bad[0]).__name__}")
+        for evaluator in evaluators or ():
+            if not isinstance(evaluator, Evaluator):
+                raise EvalError(
+                    f"{type(evaluator).__name__} is not an evaluator: it needs a `name` "
+                    "and evaluate(case, run) -> list[EvalFailure]"
+                )
+        self.agent = agent
+        self.cases = list(cases)
+        extra = list(evaluators or ())
+        given = {type(e) for e in extra}
+        self.evaluators: list[Evaluator] = [
+            e for e in deterministic_evaluators() if type(e) not in given
+        ] + extra
+        self.max_concurrency = max_concurrency
+        self.on_progress = on_progress
+        self.executor = executor
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"EvalSuite(name={self.name!r}, cases={len(self.cases)}, max_concurrency={self.max_concurrency})"
+
+    # -- running -----------------------------------------------------------------
+    def run(self) -> EvalReport:
+        """Run every case (concurrently up to ``max_concurrency``) and return the report."""
+        started = time.time()
+        total = len(self.cases)
+        lock = threading.Lock()
+        done = 0
+
+        def tick(count: int = 1) -> None:
+            nonlocal done
+            with lock:
+                done += count
+                if self.on_progress is not None:
+                    self.on_progress(done, total)
+
+        if self.executor is not None:
+            results = self.executor.run_cases(self, self.cases, tick)
+        else:
+            results = self.run_cases(self.cases, tick)
+        return self._report(results, started)
+
+    def run_cases(
+        self, cases: Sequence[TestCase], on_done: Callable[[int], None] | None = None
+    ) -> list[CaseResult]:
+        """Run ``cases`` in this process with threads; results in case order."""
+
+        def one(case: TestCase) -> CaseResult:
+            outcome = self.run_case(case)
+            if on_done is not None:
+                on_done(1)
+            return outcome
+
+        if not cases:
+            return []
+        workers = min(self.max_concurrency, len(cases))
+        if workers == 1:
+            return [one(c) for c in cases]
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="selectools-eval") as pool:
+            return list(pool.map(one, cases))
+
+    async def arun(self) -> EvalReport:
+        """Async :meth:`run`: ``agent.arun`` per case, at most ``max_concurrency`` at once."""
+        started = time.time()
+        total = len(self.cases)
+        gate = asyncio.Semaphore(self.max_concurrency)
+        done = 0
+
+        async def one(case: TestCase) -> CaseResult:
+            nonlocal done
+            async with gate:
+                outcome = await self.arun_case(case)
+            done += 1
+            if self.on_progress is not None:
+                self.on_progress(done, total)
+            return outcome
+
+        results = list(await asyncio.gather(*(one(c) for c in self.cases)))
+        return self._report(results, started)
+
+    def run_case(self, case: TestCase) -> CaseResult:
+        """Run one case on a fresh copy of the agent and grade it."""
+        if case.skip:
+            return CaseResult(case=case, verdict=CaseVerdict.SKIP)
+        agent = fresh_agent(self.agent)
+        began = time.perf_counter()
+        try:
+            result = agent.run(case.input, response_format=case.response_format)
+        except Exception as exc:
+            return self._errored(case, exc, (time.perf_counter() - began) * 1000)
+        latency = (time.perf_counter() - began) * 1000
+        return self._grade(case, result, latency)
+
+    async def arun_case(self, case: TestCase) -> CaseResult:
+        if case.skip:
+            return CaseResult(case=case, verdict=CaseVerdict.SKIP)
+        agent = fresh_agent(self.agent)
+        began = time.perf_counter()
+        try:
+            result = await agent.arun(case.input, response_format=case.response_format)
+        except Exception as exc:
+            return self._errored(case, exc, (time.perf_counter() - began) * 1000)
+        latency = (time.perf_counter() - began) * 1000
+        if any(not isinstance(e, _SYNC_CHEAP) for e in self.evaluators):
+            return await asyncio.to_thread(self._grade, case, result, latency)
+        return self._grade(case, result, latency)
+
+    # -- grading -----------------------------------------------------------------
+    def _grade(self, case: TestCase, result: Any, latency_ms: float) -> CaseResult:
+        usage = result.usage
+        run = CaseRun(
+            output=result.content,
+            result=result,
+            tool_calls=list(result.tool_calls),
+            parsed=result.parsed,
+            latency_ms=latency_ms,
+            cost_usd=usage.total_cost_usd if usage is not None else 0.0,
+            tokens=usage.total_tokens if usage is not None else 0,
+            iterations=result.iterations,
+        )
+        outcome = CaseResult(
+            case=case,
+            verdict=CaseVerdict.PASS,
+            output=run.output,
+            tool_calls=[c.tool_name for c in run.tool_calls],
+            latency_ms=latency_ms,
+            cost_usd=run.cost_usd,
+            tokens=run.tokens,
+            iterations=run.iterations,
+            trace_id=result.run_id,
+            scores=run.scores,
+            result=result,
+        )
+        if result.error is not None:
+            outcome.verdict = CaseVerdict.ERROR
+            outcome.error = f"{type(result.error).__name__}: {result.error}"
+            return outcome
+        failures: list[EvalFailure] = []
+        for evaluator in self.evaluators:
+            try:
+                failures += evaluator.evaluate(case, run)
+            except JudgeReplyError as exc:
+                outcome.verdict = CaseVerdict.ERROR
+                outcome.error = str(exc)
+                outcome.failures = [
+                    *failures,
+                    EvalFailure(
+                        exc.evaluator, "unreadable judge reply", "SCORE: <0-10>", exc.reply
+                    ),
+                ]
+                return outcome
+            except Exception as exc:
+                outcome.verdict = CaseVerdict.ERROR
+                outcome.error = f"{evaluator.name}: {type(exc).__name__}: {exc}"
+                outcome.failures = failures
+                return outcome
+        outcome.failures = failures
+        if failures:
+            outcome.verdict = CaseVerdict.FAIL
+        return outcome
+
+    @staticmethod
+    def _errored(case: TestCase, exc: BaseException, latency_ms: float) -> CaseResult:
+        return CaseResult(
+            case=case,
+            verdict=CaseVerdict.ERROR,
+            latency_ms=latency_ms,
+            error=f"{type(exc).__name__}: {exc}",
+        )
+
+    def _report(self, results: list[CaseResult], started: float) -> EvalReport:
+        from .report import EvalReport
+
+        return EvalReport(
+            results,
+            name=self.name,
+            started_at=started,
+            duration_s=time.time() - started,
+            model=getattr(self.agent, "model", ""),
+        )
+
+
+def _cheap_types() -> tuple[type, ...]:
+    return tuple(type(e) for e in deterministic_evaluators())
+
+
+_SYNC_CHEAP = _cheap_types()
