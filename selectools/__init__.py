@@ -225,6 +225,16 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .parser import (
         ToolCallParser as ToolCallParser,
     )
+    from .pipeline import (
+        Pipeline as Pipeline,
+        Step as Step,
+        StepResult as StepResult,
+        branch as branch,
+        cache_step as cache_step,
+        parallel as parallel,
+        retry as retry,
+        step as step,
+    )
     from .policy import (
         PolicyDecision as PolicyDecision,
         PolicyResult as PolicyResult,
@@ -264,16 +274,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     )
     from .providers.stubs import (
         LocalProvider as LocalProvider,
-    )
-    from .pipeline import (
-        Pipeline as Pipeline,
-        Step as Step,
-        StepResult as StepResult,
-        branch as branch,
-        cache_step as cache_step,
-        parallel as parallel,
-        retry as retry,
-        step as step,
     )
     from .scheduler import (
         AgentScheduler as AgentScheduler,

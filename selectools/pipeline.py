@@ -23,17 +23,19 @@ state. Called with anything else, ``pipeline(x)`` is ``pipeline.run(x).output``.
 from __future__ import annotations
 
 import inspect
+import itertools
 import sys
 import threading
 import time
 import typing
 import warnings
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .exceptions import SelectoolsError
+from .types import AgentResult
 
 __all__ = [
     "Pipeline",
@@ -126,7 +128,7 @@ def _type_name(tp: Any) -> str:
     return getattr(tp, "__name__", None) or repr(tp)
 
 
-def _check_junction(left: Step, right: Step) -> None:
+def _check_junction(left: Step, right: Step, stacklevel: int = 4) -> None:
     out, inp = _plain(left.output_type), _plain(right.input_type)
     if out is None or inp is None or issubclass(out, inp) or (out, inp) in _NUMERIC_OK:
         return
@@ -134,7 +136,7 @@ def _check_junction(left: Step, right: Step) -> None:
         f"Pipeline type mismatch: {left.name!r} outputs {_type_name(left.output_type)} "
         f"but {right.name!r} expects {_type_name(right.input_type)}",
         PipelineTypeWarning,
-        stacklevel=4,
+        stacklevel=stacklevel,
     )
 
 
@@ -198,7 +200,9 @@ class Step:
         self.name = name or getattr(fn, "__name__", None) or type(fn).__name__
         self.retry = retry
         self.on_error = on_error
-        inferred_in, inferred_out = _hints(fn) if input_type is None or output_type is None else (None, None)
+        inferred_in, inferred_out = (
+            _hints(fn) if input_type is None or output_type is None else (None, None)
+        )
         self.input_type = input_type if input_type is not None else inferred_in
         self.output_type = output_type if output_type is not None else inferred_out
         self._is_async = inspect.iscoroutinefunction(fn)
@@ -220,7 +224,9 @@ class Step:
             return frozenset()
         if any(p.kind is p.VAR_KEYWORD for p in params):
             return None
-        return frozenset(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+        return frozenset(
+            p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        )
 
     def _replace(self, **changes: Any) -> Step:
         """A copy with ``changes`` (the original is left as it was)."""
@@ -283,7 +289,9 @@ class Step:
 
     # -- traced execution with retry and on_error ---------------------------------------------
 
-    def _run(self, value: Any, kwargs: dict[str, Any], trace: list[dict[str, Any]]) -> tuple[Any, bool]:
+    def _run(
+        self, value: Any, kwargs: dict[str, Any], trace: list[dict[str, Any]]
+    ) -> tuple[Any, bool]:
         """(output, succeeded); appends this step's trace entries."""
         attempt = 0
         while True:
@@ -359,7 +367,10 @@ class _AgentStep(Step):
     def __init__(self, agent: Any) -> None:
         config = getattr(agent, "config", None)
         super().__init__(
-            agent.run, name=getattr(config, "name", None) or "agent", input_type=str, output_type=str
+            agent.run,
+            name=getattr(config, "name", None) or "agent",
+            input_type=str,
+            output_type=str,
         )
         self.agent = agent
 
@@ -384,8 +395,9 @@ class _AgentStep(Step):
 
     async def _astream(self, value: Any, kwargs: dict[str, Any]) -> AsyncIterator[Any]:
         async for item in self.agent.astream(self._prompt(value)):
-            if isinstance(item, str):
-                yield item
+            text = item if isinstance(item, str) else getattr(item, "content", None)
+            if text and not isinstance(item, AgentResult):
+                yield text
 
 
 class _PipelineStep(Step):
@@ -442,10 +454,10 @@ class _ParallelStep(Step):
 
         traces: list[list[dict[str, Any]]] = [[] for _ in self.branches]
         results = await asyncio.gather(
-            *(b._arun(value, kwargs, t) for b, t in zip(self.branches, traces))
+            *(b._arun(value, kwargs, t) for b, t in zip(self.branches, traces, strict=True))
         )
         entry["steps"] = [e for t in traces for e in t]
-        return {b.name: out for b, (out, ok) in zip(self.branches, results) if ok}
+        return {b.name: out for b, (out, ok) in zip(self.branches, results, strict=True) if ok}
 
 
 class _BranchStep(Step):
@@ -490,15 +502,17 @@ class _BranchStep(Step):
     def _once(self, value: Any, kwargs: dict[str, Any], entry: dict[str, Any]) -> Any:
         chosen = self._choose(value)
         entry["branch"] = chosen.name
-        entry["steps"] = children = []
-        out, ok = chosen._run(value, kwargs, children)
+        children: list[dict[str, Any]] = []
+        entry["steps"] = children
+        out, _ = chosen._run(value, kwargs, children)
         return out
 
     async def _aonce(self, value: Any, kwargs: dict[str, Any], entry: dict[str, Any]) -> Any:
         chosen = self._choose(value)
         entry["branch"] = chosen.name
-        entry["steps"] = children = []
-        out, ok = await chosen._arun(value, kwargs, children)
+        children: list[dict[str, Any]] = []
+        entry["steps"] = children
+        out, _ = await chosen._arun(value, kwargs, children)
         return out
 
 
@@ -584,13 +598,15 @@ class Pipeline:
     """Steps run in order, each on the previous output. Build with ``|`` or ``Pipeline(steps=[...])``."""
 
     def __init__(
-        self, steps: Sequence[Step | Pipeline | Callable[..., Any]] | None = None, name: str = "pipeline"
+        self,
+        steps: Sequence[Step | Pipeline | Callable[..., Any]] | None = None,
+        name: str = "pipeline",
     ) -> None:
         flat: list[Step] = []
         for item in steps or ():
             flat.extend(_steps_of(item))
-        for left, right in zip(flat, flat[1:]):
-            _check_junction(left, right)
+        for left, right in itertools.pairwise(flat):
+            _check_junction(left, right, stacklevel=3)
         self._steps: tuple[Step, ...] = tuple(flat)
         self.name = name
 
@@ -756,12 +772,7 @@ def cache_step(
 ) -> Step:
     """The step with an LRU + TTL cache of its outputs keyed by the input's type and repr."""
     if ttl <= 0 or max_size < 1:
-        raise PipelineError(f"cache_step needs ttl > 0 and max_size >= 1, got ttl={ttl}, max_size={max_size}")
+        raise PipelineError(
+            f"cache_step needs ttl > 0 and max_size >= 1, got ttl={ttl}, max_size={max_size}"
+        )
     return _CachedStep(as_step(step_or_fn), _TTLCache(ttl, max_size, clock))
-
-
-def _iter_entries(trace: Iterable[dict[str, Any]]) -> Iterable[dict[str, Any]]:
-    """Every trace entry, nested ones (``parallel``/``branch``) included, depth-first."""
-    for entry in trace:
-        yield entry
-        yield from _iter_entries(entry.get("steps", ()))

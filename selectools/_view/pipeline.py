@@ -45,7 +45,9 @@ def _chip(step: Step) -> str:
         notes.append("cached")
     types = ""
     if step.input_type is not None or step.output_type is not None:
-        types = muted(f" {_type_name(step.input_type or '?')} → {_type_name(step.output_type or '?')}")
+        types = muted(
+            f" {_type_name(step.input_type or '?')} → {_type_name(step.output_type or '?')}"
+        )
     extra = " " + badge(", ".join(notes)) if notes else ""
     return f'<span style="{_CHIP}">{esc(step.name)}{types}{extra}</span>'
 
@@ -86,6 +88,8 @@ def _rows(trace: Sequence[dict[str, Any]], depth: int = 0) -> list[list[str]]:
 
 def render_step_result(result: StepResult) -> str:
     head = f"<b>Pipeline result</b> {muted(plural(result.steps_run, 'step') + ' run')}"
-    output = pre(one_line(repr(result.output), 2000) if not isinstance(result.output, str) else result.output)
+    output = pre(
+        one_line(repr(result.output), 2000) if not isinstance(result.output, str) else result.output
+    )
     trace = table(["step", "status", "time", "notes"], _rows(result.trace), numeric=[2])
     return box(head + output + trace, "pipeline-result")
