@@ -129,7 +129,7 @@ def _type_name(tp: Any) -> str:
 
 
 def _check_junction(left: Step, right: Step, stacklevel: int = 4) -> None:
-    out, inp = _plain(left.output_type), _plain(right.input_type)
+    out, inp = left._out_cls, right._in_cls
     if out is None or inp is None or issubclass(out, inp) or (out, inp) in _NUMERIC_OK:
         return
     warnings.warn(
@@ -214,6 +214,23 @@ class Step:
             self.__wrapped__ = fn
         except AttributeError:
             pass
+
+    # the declared types, and the classes a junction compares (computed once, when set)
+    @property
+    def input_type(self) -> Any:
+        return self._input_type
+
+    @input_type.setter
+    def input_type(self, value: Any) -> None:
+        self._input_type, self._in_cls = value, _plain(value)
+
+    @property
+    def output_type(self) -> Any:
+        return self._output_type
+
+    @output_type.setter
+    def output_type(self, value: Any) -> None:
+        self._output_type, self._out_cls = value, _plain(value)
 
     @staticmethod
     def _accepted_kwargs(fn: Callable[..., Any]) -> frozenset[str] | None:
@@ -559,8 +576,8 @@ class _CachedStep(Step):
             name=inner.name,
             retry=inner.retry,
             on_error=inner.on_error,
-            input_type=inner.input_type or None,
-            output_type=inner.output_type or None,
+            input_type=inner.input_type or Any,
+            output_type=inner.output_type or Any,
         )
         self.inner = inner
         self.cache = cache
