@@ -494,7 +494,8 @@ class _BranchStep(Step):
     def __call__(self, value: Any, **kwargs: Any) -> Any:
         return self._once(value, kwargs, {})
 
-    def _choose(self, value: Any) -> Step:
+    def _choose(self, value: Any) -> tuple[str, Step]:
+        """(the route taken, its step): the key's route, else ``default``."""
         if self.router is not None:
             key = self.router(value)
         elif isinstance(value, str):
@@ -506,27 +507,24 @@ class _BranchStep(Step):
                 f"branch() without a router needs a str or a dict with a 'branch' key as input, "
                 f"got {type(value).__name__}: pass router=... to choose the branch"
             )
-        chosen = self.branches.get(key) if isinstance(key, str) else None
-        if chosen is None:
-            chosen = self.branches.get("default")
-        if chosen is None:
-            raise BranchNotFoundError(
-                f"branch key {key!r} matches no branch ({', '.join(self.branches)}) "
-                "and there is no default=... branch"
-            )
-        return chosen
+        if isinstance(key, str) and key in self.branches:
+            return key, self.branches[key]
+        if "default" in self.branches:
+            return "default", self.branches["default"]
+        raise BranchNotFoundError(
+            f"branch key {key!r} matches no branch ({', '.join(self.branches)}) "
+            "and there is no default=... branch"
+        )
 
     def _once(self, value: Any, kwargs: dict[str, Any], entry: dict[str, Any]) -> Any:
-        chosen = self._choose(value)
-        entry["branch"] = chosen.name
+        entry["branch"], chosen = self._choose(value)
         children: list[dict[str, Any]] = []
         entry["steps"] = children
         out, _ = chosen._run(value, kwargs, children)
         return out
 
     async def _aonce(self, value: Any, kwargs: dict[str, Any], entry: dict[str, Any]) -> Any:
-        chosen = self._choose(value)
-        entry["branch"] = chosen.name
+        entry["branch"], chosen = self._choose(value)
         children: list[dict[str, Any]] = []
         entry["steps"] = children
         out, _ = await chosen._arun(value, kwargs, children)

@@ -55,7 +55,8 @@ def _chip(step: Step) -> str:
 def render_pipeline(pipeline: Pipeline) -> str:
     steps = pipeline.steps
     chain = _ARROW.join(_chip(s) for s in steps) or muted("no steps")
-    head = f"<b>Pipeline</b> {esc(pipeline.name)} {muted(plural(len(steps), 'step'))}"
+    name = f" {esc(pipeline.name)}" if pipeline.name != "pipeline" else ""
+    head = f"<b>Pipeline</b>{name} {muted(plural(len(steps), 'step'))}"
     body = f'<div style="display: flex; align-items: center; flex-wrap: wrap; margin-top: 4px;">{chain}</div>'
     return box(head + body, "pipeline")
 

@@ -258,7 +258,8 @@ def test_branch_routes_on_the_input_string_and_dict_key() -> None:
     assert route({"branch": "general", "q": 1}) == "gen:{'branch': 'general', 'q': 1}"
     result = (str.strip | route).run(" general ")
     assert result.output == "gen:general"
-    assert result.trace[1]["branch"] == "<lambda>"
+    assert result.trace[1]["branch"] == "general"
+    assert result.trace[1]["steps"][0]["step"] == "<lambda>"
 
 
 def test_branch_with_router_and_default() -> None:
@@ -274,7 +275,10 @@ def test_branch_with_router_and_default() -> None:
     assert route({"category": "technical", "text": "t"}) == "reviewed t"
     assert route({"category": "poetry", "text": "p"}) == "p"
     traced = Pipeline(steps=[route]).run({"category": "technical", "text": "t"})
-    assert traced.trace[0]["branch"] == "code_review"
+    assert traced.trace[0]["branch"] == "technical"
+    assert (
+        Pipeline(steps=[route]).run({"category": "x", "text": "t"}).trace[0]["branch"] == "default"
+    )
     assert traced.trace[0]["steps"][0]["step"] == "code_review"
 
 
