@@ -265,10 +265,10 @@ class Step:
         return f"Step({self.name!r}{extras})"
 
     def __or__(self, other: Any) -> Pipeline:
-        return Pipeline._compose([self], _steps_of(other))
+        return Pipeline._compose((self,), _steps_of(other))
 
     def __ror__(self, other: Any) -> Pipeline:
-        return Pipeline._compose(_steps_of(other), [self])
+        return Pipeline._compose(_steps_of(other), (self,))
 
     # -- one attempt (subclasses override) ---------------------------------------------------
 
@@ -371,11 +371,13 @@ class Step:
         raise exc
 
 
-def _steps_of(obj: Any) -> list[Step]:
+def _steps_of(obj: Any) -> tuple[Step, ...]:
     """The steps ``obj`` contributes to a sequence: a pipeline's own steps (flattened), or one step."""
+    if isinstance(obj, Step):
+        return (obj,)
     if isinstance(obj, Pipeline):
-        return list(obj._steps)
-    return [as_step(obj)]
+        return obj._steps
+    return (as_step(obj),)
 
 
 class _AgentStep(Step):
@@ -626,7 +628,7 @@ class Pipeline:
         self.name = name
 
     @classmethod
-    def _compose(cls, left: list[Step], right: list[Step]) -> Pipeline:
+    def _compose(cls, left: Sequence[Step], right: Sequence[Step]) -> Pipeline:
         """``left | right``: only the new junction is type-checked (the rest was checked before)."""
         if left and right:
             _check_junction(left[-1], right[0])
@@ -652,10 +654,10 @@ class Pipeline:
         return render_pipeline(self)
 
     def __or__(self, other: Any) -> Pipeline:
-        return Pipeline._compose(list(self._steps), _steps_of(other))
+        return Pipeline._compose(self._steps, _steps_of(other))
 
     def __ror__(self, other: Any) -> Pipeline:
-        return Pipeline._compose(_steps_of(other), list(self._steps))
+        return Pipeline._compose(_steps_of(other), self._steps)
 
     def run(self, input: Any, **kwargs: Any) -> StepResult:
         """Run every step in order; keyword arguments go to the steps whose function accepts them."""
@@ -685,7 +687,7 @@ class Pipeline:
             yield input
             return
         *head, last = self._steps
-        value = (await Pipeline._compose(head, []).arun(input, **kwargs)).output if head else input
+        value = (await Pipeline._compose(head, ()).arun(input, **kwargs)).output if head else input
         async for chunk in last._astream(value, kwargs):
             yield chunk
 
