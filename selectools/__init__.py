@@ -118,6 +118,15 @@ _EXPORTS: dict[str, str] = {
     "AuditLogger": ".audit",
     "PrivacyLevel": ".audit",
     "screen_output": ".security",
+    # composable pipelines
+    "Pipeline": ".pipeline",
+    "Step": ".pipeline",
+    "StepResult": ".pipeline",
+    "step": ".pipeline",
+    "parallel": ".pipeline",
+    "branch": ".pipeline",
+    "retry": ".pipeline",
+    "cache_step": ".pipeline",
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS)]
@@ -215,6 +224,16 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     )
     from .parser import (
         ToolCallParser as ToolCallParser,
+    )
+    from .pipeline import (
+        Pipeline as Pipeline,
+        Step as Step,
+        StepResult as StepResult,
+        branch as branch,
+        cache_step as cache_step,
+        parallel as parallel,
+        retry as retry,
+        step as step,
     )
     from .policy import (
         PolicyDecision as PolicyDecision,

@@ -61,6 +61,9 @@ def test_readme_examples_run(monkeypatch, tmp_path):
         "[Known Relationships]\n- Alice works_at Acme (0.90)\n\n"
         "[Long-term Memory]\n## people\n- Alice prefers Python\n"
     ) in printed
+    # the pipelines section: an agent step between two function steps, then a parallel group
+    assert "{'upper': 'QUBITS HOLD 0 AND 1 AT ONCE.', 'count_words': 7}\n" in printed
+    assert "[('clean', 'ok'), ('summarizer', 'ok'), ('parallel', 'ok')]\n" in printed
 
 
 @pytest.mark.parametrize("command", ['pip install -e ".[dev]" && python -m pytest'])

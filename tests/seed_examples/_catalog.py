@@ -92,6 +92,7 @@ LANDED = frozenset(
         "knowledge_graph",
         "knowledge",
         "mcp",
+        "pipeline",
     }
 )
 
