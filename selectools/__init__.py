@@ -112,6 +112,24 @@ _EXPORTS: dict[str, str] = {
     "auto_approve": ".approval",
     "auto_deny": ".approval",
     "CancellationToken": ".cancellation",
+    # orchestration
+    "AgentGraph": ".orchestration",
+    "GraphState": ".orchestration",
+    "GraphNode": ".orchestration",
+    "GraphResult": ".orchestration",
+    "GraphEvent": ".orchestration",
+    "GraphEventType": ".orchestration",
+    "ContextMode": ".orchestration",
+    "MergePolicy": ".orchestration",
+    "ErrorPolicy": ".orchestration",
+    "InterruptRequest": ".orchestration",
+    "Scatter": ".orchestration",
+    "STATE_KEY_LAST_OUTPUT": ".orchestration",
+    "InMemoryCheckpointStore": ".orchestration",
+    "FileCheckpointStore": ".orchestration",
+    "SQLiteCheckpointStore": ".orchestration",
+    "PostgresCheckpointStore": ".orchestration",
+    "GraphExecutionError": ".exceptions",
     # guardrails, audit log, tool-output screening
     "GuardrailsPipeline": ".guardrails",
     "GuardrailError": ".guardrails",
@@ -176,6 +194,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .entity_memory import Entity as Entity, EntityMemory as EntityMemory
     from .exceptions import (
         CostWarning as CostWarning,
+        GraphExecutionError as GraphExecutionError,
         MemoryLimitExceededError as MemoryLimitExceededError,
         ProviderConfigurationError as ProviderConfigurationError,
         ProviderError as ProviderError,
@@ -212,6 +231,24 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         EventName as EventName,
         LoggingObserver as LoggingObserver,
         SimpleStepObserver as SimpleStepObserver,
+    )
+    from .orchestration import (
+        STATE_KEY_LAST_OUTPUT as STATE_KEY_LAST_OUTPUT,
+        AgentGraph as AgentGraph,
+        ContextMode as ContextMode,
+        ErrorPolicy as ErrorPolicy,
+        FileCheckpointStore as FileCheckpointStore,
+        GraphEvent as GraphEvent,
+        GraphEventType as GraphEventType,
+        GraphNode as GraphNode,
+        GraphResult as GraphResult,
+        GraphState as GraphState,
+        InMemoryCheckpointStore as InMemoryCheckpointStore,
+        InterruptRequest as InterruptRequest,
+        MergePolicy as MergePolicy,
+        PostgresCheckpointStore as PostgresCheckpointStore,
+        Scatter as Scatter,
+        SQLiteCheckpointStore as SQLiteCheckpointStore,
     )
     from .parser import (
         ToolCallParser as ToolCallParser,
