@@ -400,7 +400,7 @@ class AgentGraph:
                 f"interrupt {interrupt_id!r} is not paused in this process and there is no "
                 "checkpoint_store to load it from: run the graph with checkpoint_store=..."
             )
-        node_name = state._pending_node
+        node_name = state._pending_node or (live[2].current_node if live is not None else None)
         if node_name is None or node_name not in self.nodes:
             raise GraphExecutionError(
                 f"checkpoint {interrupt_id!r} is not an interrupt of a node of graph {self.name!r}"
