@@ -140,7 +140,8 @@ class FileCheckpointStore:
         return checkpoint_id
 
     def _read(self, path: Path) -> dict[str, Any]:
-        return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return data
 
     def load(self, checkpoint_id: str) -> tuple[GraphState, int]:
         path = self._path(checkpoint_id)

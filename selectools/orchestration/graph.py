@@ -145,7 +145,9 @@ class _Run:
         self.unchanged = 0
         self.last_hash: int | None = None
         self.stream: list[GraphEvent] | None = None
-        self.token = graph.cancellation_token or (parent.token if parent else None)
+        self.token: CancellationToken | None = graph.cancellation_token or (
+            parent.token if parent else None
+        )
         self.visits: dict[str, int] = {}
         self.stop_reason = "end"
         self.result: GraphResult | None = None
@@ -515,7 +517,7 @@ class AgentGraph:
                         send = None
                         async for event in self._stream_agent(node, request[2], run, chunks):
                             yield event
-                        send = chunks.pop()  # type: ignore[assignment]
+                        send = chunks.pop()
                     else:
                         send = await run_node_async(node, request[2], run, live)
                     live = None

@@ -78,7 +78,7 @@ def test_a_generator_yielding_something_else_is_a_clear_error():
 
     graph = AgentGraph()
     graph.add_node("bad", bad)
-    with pytest.raises(Exception, match="yield.*InterruptRequest"):
+    with pytest.raises(Exception, match=r"yield.*InterruptRequest"):
         graph.run("x")
 
 

@@ -91,6 +91,7 @@ LANDED = frozenset(
         "knowledge_graph",
         "knowledge",
         "mcp",
+        "graph",
     }
 )
 
