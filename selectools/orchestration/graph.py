@@ -74,6 +74,13 @@ class GraphResult(RichDisplay):
     def run_id(self) -> str:
         return self.trace.run_id
 
+    def _repr_mimebundle_(
+        self, include: Any = None, exclude: Any = None, **kw: Any
+    ) -> dict[str, Any]:
+        from .._view.graph_view import mimebundle
+
+        return mimebundle(self)
+
     def __repr__(self) -> str:
         text = self.content if len(self.content) <= 60 else self.content[:57] + "..."
         extra = f", interrupt_id={self.interrupt_id!r}" if self.interrupted else ""
@@ -84,7 +91,7 @@ class GraphResult(RichDisplay):
 
 
 # paused generators of this process: interrupt id -> (graph, generator, state it holds)
-_LIVE: dict[str, tuple[AgentGraph, Any, GraphState]] = {}
+_LIVE: dict[str, tuple[AgentGraph, Any, GraphState, _Run]] = {}
 _LIVE_LOCK = threading.Lock()
 
 
@@ -416,6 +423,11 @@ class AgentGraph:
         state._interrupt_responses[node_name] = answers
         state._pending_node = None
         run = _Run(self, state, store, None)
+        if live is not None:  # same process: the results, usage and trace so far carry on
+            before = live[3]
+            run.node_results, run.usage, run.trace = before.node_results, before.usage, before.trace
+            run.trace.ended_at = None
+            run.stalls, run.loops, run.visits = before.stalls, before.loops, before.visits
         run_id = state.metadata.pop("__graph_run_id__", None)
         if run_id:
             run.run_id = run.trace.run_id = run_id
@@ -1016,7 +1028,7 @@ class AgentGraph:
         else:
             interrupt_id = f"interrupt-{run.run_id}-{run.step}"
         with _LIVE_LOCK:
-            _LIVE[interrupt_id] = (self, outcome.gen, live_state)
+            _LIVE[interrupt_id] = (self, outcome.gen, live_state, run)
         run.interrupt_id = interrupt_id
         run.interrupt = outcome.interrupt
         run.stop_reason = "interrupted"
@@ -1103,6 +1115,13 @@ class AgentGraph:
         from .render import visualize
 
         return visualize(self, format)
+
+    def _repr_mimebundle_(
+        self, include: Any = None, exclude: Any = None, **kw: Any
+    ) -> dict[str, Any]:
+        from .._view.graph_view import mimebundle
+
+        return mimebundle(self)
 
     def __repr__(self) -> str:
         return f"AgentGraph({self.name!r}, nodes={list(self.nodes)}, entry={self.entry!r})"

@@ -42,6 +42,14 @@ def test_in_process_resume_continues_at_the_exact_yield(tmp_path):
     assert [m.interrupted for m in metas] == [False, True, True, False, False]
     assert [m.node_name for m in metas][-2:] == ["review", "publish"]
     assert final.run_id == first.run_id  # one run, across the pauses
+    # in process the pauses are one run: node spans of every part in one trace
+    nodes = [s.node_name for s in final.trace.steps if s.type.value == "graph_node_end"]
+    assert nodes == ["draft", "review", "review", "review", "publish"]
+    assert [s.status for s in final.trace.steps if s.type.value == "graph_node_end"][1:4] == [
+        "interrupted",
+        "interrupted",
+        "ok",
+    ]
 
 
 def test_resume_without_a_store_works_in_process_only(tmp_path):
