@@ -30,10 +30,10 @@ it with ``graph.resume(result.interrupt_id, answer)``); it never hangs. Give
 from __future__ import annotations
 
 import argparse
-from itertools import pairwise
 import re
 import shlex
 from collections.abc import Callable
+from itertools import pairwise
 from typing import Any
 
 from ..observer import AgentObserver
