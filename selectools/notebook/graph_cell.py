@@ -168,6 +168,7 @@ def build_graph(cell: str, namespace: dict[str, Any], name: str = "graph") -> Ag
     graph = AgentGraph(name=name)
     conditions: dict[str, list[tuple[str, str]]] = {}
     fallback: dict[str, str] = {}
+    entry: str | None = None
 
     def node(label: str, line_no: int) -> None:
         if label == "END" or label in graph.nodes:
@@ -205,6 +206,8 @@ def build_graph(cell: str, namespace: dict[str, Any], name: str = "graph") -> Ag
             if part not in group_names:
                 node(part, line_no)
         targets = [END if p == "END" else p for p in parts]
+        if entry is None:
+            entry = targets[0]  # the graph starts where the first edge line starts
         if match["cond"]:
             if len(parts) != 2:
                 raise NotebookUsageError(
@@ -218,14 +221,7 @@ def build_graph(cell: str, namespace: dict[str, Any], name: str = "graph") -> Ag
             graph.add_edge(src, dst)
     for src, rules in conditions.items():
         graph.add_conditional_edge(src, _router(rules, graph.edges.get(src, END), namespace))
-    first = next(
-        (
-            n
-            for n in graph.nodes
-            if n not in {c for g in group_names for c in getattr(graph.nodes[g], "children", [])}
-        ),
-        None,
-    )
+    first = entry if entry is not None else next(iter(graph.nodes), None)
     if first is None:
         raise NotebookUsageError("%%graph: the cell defines no nodes")
     graph.set_entry(first)

@@ -92,6 +92,7 @@ def test_graph_cell_defines_and_runs_a_graph_with_conditions_and_interrupt_answe
     done = shell.user_ns["pipeline_result"]
     assert done.content == "approved=yes" and not done.interrupted
     assert list(done.node_results) == ["planner"]
+    assert done.state.history[0][0] == "planner"
     html = final_outputs(shell)[-1]["data"]["text/html"]
     assert _status(html)["approve"] == "done" and "approved=yes" in html
 
