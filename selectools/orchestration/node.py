@@ -9,6 +9,7 @@ out once, when the node is added, so running it is one branch on a string.
 from __future__ import annotations
 
 import inspect
+import threading
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
 
@@ -337,6 +338,25 @@ def _subgraph_back(node: GraphNode, state: GraphState, sub: GraphResult) -> Grap
     return state
 
 
+_LOOP: Any = None
+_LOOP_LOCK = threading.Lock()
+
+
+def _generator_loop() -> Any:
+    """The event loop (in a daemon thread) that sync runs step async generator nodes on."""
+    global _LOOP
+    with _LOOP_LOCK:
+        if _LOOP is None:
+            import asyncio
+
+            loop = asyncio.new_event_loop()
+            threading.Thread(
+                target=loop.run_forever, name="selectools-graph-generators", daemon=True
+            ).start()
+            _LOOP = loop
+    return _LOOP
+
+
 def run_node_sync(node: GraphNode, state: GraphState, run: _Run, live: Any = None) -> NodeOutcome:
     """Run ``node`` once, blocking. ``live``: a paused generator to continue with the next answer."""
     started = now()
@@ -367,7 +387,14 @@ def run_node_sync(node: GraphNode, state: GraphState, run: _Run, live: Any = Non
         paused = drive_generator(node, gen, first, answers) if alive else None
         outcome = _finish(node, state, paused, started)
     elif kind == "agen":
-        return run_sync(run_node_async(node, state, run, live))
+        # one long-lived loop: a paused async generator must outlive this call (a loop
+        # that closes runs shutdown_asyncgens, which would finalize it at its yield)
+        import asyncio
+
+        future = asyncio.run_coroutine_threadsafe(
+            run_node_async(node, state, run, live), _generator_loop()
+        )
+        return future.result()
     else:  # graph
         sub = node.target._run_sync(_subgraph_state(node, state), run)
         outcome = NodeOutcome(_subgraph_back(node, state, sub), None, started)

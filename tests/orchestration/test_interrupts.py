@@ -80,6 +80,21 @@ def test_async_generator_node_with_aresume():
     assert result.content == "answer=42" and result.state.data["seen"] is True
 
 
+def test_sync_run_keeps_a_paused_async_generator_alive_until_resume():
+    calls = []
+
+    async def review(state: GraphState):
+        calls.append("analysed")
+        answer = yield InterruptRequest(prompt="ok?")
+        state.last_output = f"approved={answer}"
+
+    graph = AgentGraph()
+    graph.add_node("review", review)
+    paused = graph.run("x")
+    assert graph.resume(paused.interrupt_id, "yes").content == "approved=yes"
+    assert calls == ["analysed"]  # continued at the yield, not replayed
+
+
 def test_a_generator_yielding_something_else_is_a_clear_error():
     def bad(state):
         yield "not an interrupt"

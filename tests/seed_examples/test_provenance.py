@@ -47,6 +47,7 @@ PAGES = {  # pages of the doc set whose python blocks the catalogue must account
     "docs/modules/KNOWLEDGE_GRAPH.md",
     "docs/modules/KNOWLEDGE.md",
     "docs/modules/MCP.md",
+    "docs/modules/ORCHESTRATION.md",
 }
 
 pytestmark = pytest.mark.skipif(
