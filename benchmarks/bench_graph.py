@@ -1,6 +1,6 @@
 """What an AgentGraph run costs, next to LangGraph measured in the same run.
 
-Scenarios (a fresh graph per iteration, built outside the timed window; only
+Scenarios (a fresh graph per iteration with default settings, built outside the timed window; only
 the run is timed, GC off as in ``timeit``):
 
 - ``callable_1`` / ``callable_3``: 1 and 3 plain function nodes in a line;
@@ -65,20 +65,20 @@ def step(state):
 
 def linear(k):
     def build():
-        g = AgentGraph(enable_loop_detection=False)
+        g = AgentGraph()
         for i in range(k):
             g.add_node(f"n{i}", step, next_node=f"n{i + 1}" if i + 1 < k else AgentGraph.END)
         return g
     return build
 
 def agents():
-    g = AgentGraph(enable_loop_detection=False)
+    g = AgentGraph()
     for i in range(3):
         g.add_node(f"a{i}", Agent(provider=LocalProvider()), next_node=f"a{i + 1}" if i < 2 else AgentGraph.END)
     return g
 
 def parallel():
-    g = AgentGraph(enable_loop_detection=False)
+    g = AgentGraph()
     for i in range(3):
         g.add_node(f"p{i}", step)
     g.add_parallel_nodes("team", ["p0", "p1", "p2"])
@@ -86,7 +86,7 @@ def parallel():
     return g
 
 def conditional():
-    g = AgentGraph(enable_loop_detection=False)
+    g = AgentGraph()
     g.add_node("classify", step)
     g.add_node("a", step, next_node=AgentGraph.END)
     g.add_node("b", step, next_node=AgentGraph.END)
