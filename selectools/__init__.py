@@ -130,6 +130,9 @@ _EXPORTS: dict[str, str] = {
     "SQLiteCheckpointStore": ".orchestration",
     "PostgresCheckpointStore": ".orchestration",
     "GraphExecutionError": ".exceptions",
+    "SupervisorAgent": ".orchestration",
+    "SupervisorStrategy": ".orchestration",
+    "ModelSplit": ".orchestration",
     # guardrails, audit log, tool-output screening
     "GuardrailsPipeline": ".guardrails",
     "GuardrailError": ".guardrails",
@@ -246,9 +249,12 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         InMemoryCheckpointStore as InMemoryCheckpointStore,
         InterruptRequest as InterruptRequest,
         MergePolicy as MergePolicy,
+        ModelSplit as ModelSplit,
         PostgresCheckpointStore as PostgresCheckpointStore,
         Scatter as Scatter,
         SQLiteCheckpointStore as SQLiteCheckpointStore,
+        SupervisorAgent as SupervisorAgent,
+        SupervisorStrategy as SupervisorStrategy,
     )
     from .parser import (
         ToolCallParser as ToolCallParser,

@@ -62,6 +62,7 @@ EventName = Literal[
     "on_parallel_end",
     "on_stall_detected",
     "on_loop_detected",
+    "on_supervisor_replan",
 ]
 
 #: event name -> (scope, parameter names after ``run_id``/``batch_id``)
@@ -110,6 +111,7 @@ EVENTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "on_parallel_end": ("graph", ("group_name", "child_count")),
     "on_stall_detected": ("graph", ("node_name", "stall_count")),
     "on_loop_detected": ("graph", ("node_name", "loop_count")),
+    "on_supervisor_replan": ("graph", ("stall_count", "new_plan")),
 }
 
 
@@ -363,6 +365,9 @@ class ObserverEvents:
 
     def on_loop_detected(self, run_id: str, node_name: str, loop_count: int) -> None:
         """graph event: on_loop_detected(run_id, node_name, loop_count)."""
+
+    def on_supervisor_replan(self, run_id: str, stall_count: int, new_plan: str) -> None:
+        """graph event: on_supervisor_replan(run_id, stall_count, new_plan)."""
 
 
 class AsyncObserverEvents:
@@ -647,3 +652,6 @@ class AsyncObserverEvents:
 
     async def a_on_loop_detected(self, run_id: str, node_name: str, loop_count: int) -> None:
         """graph event: on_loop_detected(run_id, node_name, loop_count)."""
+
+    async def a_on_supervisor_replan(self, run_id: str, stall_count: int, new_plan: str) -> None:
+        """graph event: on_supervisor_replan(run_id, stall_count, new_plan)."""

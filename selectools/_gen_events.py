@@ -149,6 +149,7 @@ SPECS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     "on_parallel_end": ("graph", (("group_name", "str"), ("child_count", "int"))),
     "on_stall_detected": ("graph", (("node_name", "str"), ("stall_count", "int"))),
     "on_loop_detected": ("graph", (("node_name", "str"), ("loop_count", "int"))),
+    "on_supervisor_replan": ("graph", (("stall_count", "int"), ("new_plan", "str"))),
 }
 
 TARGET = Path(__file__).with_name("_events.py")

@@ -16,6 +16,7 @@ from .graph import AgentGraph, GraphResult
 from .node import GraphNode, ParallelGroupNode, SubgraphNode
 from .primitives import ErrorPolicy, InterruptRequest, Scatter, goto, update
 from .state import STATE_KEY_LAST_OUTPUT, ContextMode, GraphState, MergePolicy
+from .supervisor import ModelSplit, SupervisorAgent, SupervisorStrategy
 
 __all__ = [
     "STATE_KEY_LAST_OUTPUT",
@@ -34,11 +35,14 @@ __all__ = [
     "InMemoryCheckpointStore",
     "InterruptRequest",
     "MergePolicy",
+    "ModelSplit",
     "ParallelGroupNode",
     "PostgresCheckpointStore",
     "SQLiteCheckpointStore",
     "Scatter",
     "SubgraphNode",
+    "SupervisorAgent",
+    "SupervisorStrategy",
     "goto",
     "update",
 ]
