@@ -122,7 +122,7 @@ def test_dynamic_stops_after_max_rounds():
         max_rounds=3,
     )
     result = sup.run("task")
-    assert len(a.prompts) == 3
+    assert len(a.prompts) == 3 and result.stop_reason == "end"
 
 
 def test_magentic_ledgers_stalls_replan_event_and_malformed_ledger():
