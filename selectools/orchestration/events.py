@@ -45,3 +45,15 @@ class GraphEvent:
     error: BaseException | None = None
     state: GraphState | None = None
     result: GraphResult | None = None
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The event's payload fields that are set (chunk, next node, ids, error...)."""
+        out: dict[str, Any] = {}
+        for name in ("chunk", "next_node", "interrupt_id", "checkpoint_id", "duration_ms", "error"):
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
+        if self.children:
+            out["children"] = list(self.children)
+        return out

@@ -135,10 +135,16 @@ class SupervisorAgent:
         return state
 
     def run(self, prompt: str) -> GraphResult:
-        return self.build_graph().run(self._start(prompt))
+        return self._counted(self.build_graph().run(self._start(prompt)))
 
     async def arun(self, prompt: str) -> GraphResult:
-        return await self.build_graph().arun(self._start(prompt))
+        return self._counted(await self.build_graph().arun(self._start(prompt)))
+
+    @staticmethod
+    def _counted(result: GraphResult) -> GraphResult:
+        """``stalls`` counts the supervisor's unproductive steps (magentic's ledger says so)."""
+        result.stalls += int(result.state.data.get("__stall_total__", 0))
+        return result
 
     async def astream(self, prompt: str) -> Any:
         async for event in self.build_graph().astream(self._start(prompt)):

@@ -160,7 +160,7 @@ def test_magentic_ledgers_stalls_replan_event_and_malformed_ledger():
     assert [(count, plan) for _, count, plan in replans] == [(2, fresh)]
     assert replans[0][0] == result.run_id
     assert result.state.data["__task_ledger__"] == {"facts": ["f"], "plan": ["p"]}
-    assert result.state.data["__stall_total__"] == 2
+    assert result.state.data["__stall_total__"] == 2 and result.stalls == 2
 
 
 def test_model_split_plans_with_the_planner_model_and_executes_with_the_executor_model():

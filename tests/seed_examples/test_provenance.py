@@ -48,6 +48,7 @@ PAGES = {  # pages of the doc set whose python blocks the catalogue must account
     "docs/modules/KNOWLEDGE.md",
     "docs/modules/MCP.md",
     "docs/modules/ORCHESTRATION.md",
+    "docs/modules/SUPERVISOR.md",
 }
 
 pytestmark = pytest.mark.skipif(
