@@ -133,6 +133,18 @@ _EXPORTS: dict[str, str] = {
     "SupervisorAgent": ".orchestration",
     "SupervisorStrategy": ".orchestration",
     "ModelSplit": ".orchestration",
+    # multi-agent patterns
+    "PlanAndExecuteAgent": ".patterns",
+    "PlanStep": ".patterns",
+    "ReflectiveAgent": ".patterns",
+    "ReflectiveResult": ".patterns",
+    "ReflectionRound": ".patterns",
+    "DebateAgent": ".patterns",
+    "DebateResult": ".patterns",
+    "DebateRound": ".patterns",
+    "TeamLeadAgent": ".patterns",
+    "TeamLeadResult": ".patterns",
+    "Subtask": ".patterns",
     # guardrails, audit log, tool-output screening
     "GuardrailsPipeline": ".guardrails",
     "GuardrailError": ".guardrails",
@@ -258,6 +270,19 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     )
     from .parser import (
         ToolCallParser as ToolCallParser,
+    )
+    from .patterns import (
+        DebateAgent as DebateAgent,
+        DebateResult as DebateResult,
+        DebateRound as DebateRound,
+        PlanAndExecuteAgent as PlanAndExecuteAgent,
+        PlanStep as PlanStep,
+        ReflectionRound as ReflectionRound,
+        ReflectiveAgent as ReflectiveAgent,
+        ReflectiveResult as ReflectiveResult,
+        Subtask as Subtask,
+        TeamLeadAgent as TeamLeadAgent,
+        TeamLeadResult as TeamLeadResult,
     )
     from .policy import (
         PolicyDecision as PolicyDecision,
