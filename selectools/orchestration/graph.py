@@ -257,6 +257,12 @@ class AgentGraph:
         return self
 
     def add_edge(self, from_node: str, to_node: str) -> AgentGraph:
+        """A static edge; ``"START" -> x`` sets the entry and ``"END"`` means ``AgentGraph.END``
+        (the spellings LangGraph code uses, accepted when no node has those names)."""
+        if from_node == "START" and "START" not in self.nodes:
+            return self.set_entry(to_node)
+        if to_node == "END" and "END" not in self.nodes:
+            to_node = END
         self.edges[from_node] = to_node
         return self
 

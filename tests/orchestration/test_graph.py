@@ -395,6 +395,16 @@ def test_observer_graph_events_in_order():
     ]
 
 
+def test_langgraph_start_and_end_spellings_are_accepted():
+    graph = AgentGraph()
+    graph.add_node("researcher", lambda s: "r")
+    graph.add_node("writer", lambda s: s.last_output + "w")
+    graph.add_edge("START", "writer")
+    graph.add_edge("writer", "END")
+    assert graph.entry == "writer" and graph.validate() == []
+    assert graph.run("x").content == "w"
+
+
 def test_mermaid_and_ascii():
     graph = AgentGraph(name="pipeline")
     graph.add_node("planner", agent())
