@@ -194,3 +194,45 @@ def test_continue_a_run_from_a_checkpoint(tmp_path):
     assert after_a.node_name == "a"
     again = graph.run("ignored", checkpoint_store=store, checkpoint_id=after_a.checkpoint_id)
     assert again.content == "b after a=1"
+
+
+_WRITER = """
+import sys
+from selectools.orchestration import FileCheckpointStore, GraphState, SQLiteCheckpointStore
+store = FileCheckpointStore(sys.argv[1]) if sys.argv[2] == "file" else SQLiteCheckpointStore(sys.argv[1])
+state = GraphState.from_prompt("x")
+state.data["blob"] = "y" * 200_000
+print("ready", flush=True)
+i = 0
+while True:
+    state.data["i"] = i
+    store.save("g", state, i)
+    i += 1
+"""
+
+
+@pytest.mark.parametrize("kind", ["file", "sqlite"])
+def test_a_killed_writer_never_leaves_a_half_written_checkpoint(tmp_path, kind):
+    import signal
+    import time
+
+    target = str(tmp_path / ("c" if kind == "file" else "c.db"))
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(APP.parents[2]), os.environ.get("PYTHONPATH", "")]),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _WRITER, target, kind], stdout=subprocess.PIPE, env=env, text=True
+    )
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    deadline = time.monotonic() + 30
+    store = FileCheckpointStore(target) if kind == "file" else SQLiteCheckpointStore(target)
+    while len(store.list("g")) < 5 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    metas = store.list("g")
+    assert len(metas) >= 5
+    for meta in metas:  # every checkpoint there is whole
+        state, step = store.load(meta.checkpoint_id)
+        assert state.data["i"] == step and len(state.data["blob"]) == 200_000
