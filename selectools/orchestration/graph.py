@@ -336,17 +336,41 @@ class AgentGraph:
             )
         return self.entry
 
+    def _prepare(
+        self,
+        prompt_or_state: str | GraphState,
+        store: CheckpointStore | None,
+        checkpoint_id: str | None,
+    ) -> tuple[_Run, Generator[Any, Any, None]]:
+        """A fresh run, or (with ``checkpoint_id``) one that continues after that checkpoint's node."""
+        if checkpoint_id is None:
+            run = _Run(self, self._start_state(prompt_or_state), store, None)
+            return run, self._core(run, self._check_runnable())
+        state, step = self._load(checkpoint_id, store)
+        if state._pending_node is not None:
+            raise GraphExecutionError(
+                f"checkpoint {checkpoint_id!r} is an interrupt: answer it with resume()"
+            )
+        run = _Run(self, state, store, None)
+        run_id = state.metadata.pop("__graph_run_id__", None)
+        if run_id:
+            run.run_id = run.trace.run_id = run_id
+        run.step = step
+        return run, self._core(run, state.current_node, fresh=False, after=True)
+
     def run(
         self,
         prompt_or_state: str | GraphState,
         checkpoint_store: CheckpointStore | None = None,
         checkpoint_id: str | None = None,
     ) -> GraphResult:
-        """Run the graph to the end (or to an interrupt), blocking."""
-        if checkpoint_id is not None:
-            return self._continue_sync(checkpoint_id, checkpoint_store)
-        run = _Run(self, self._start_state(prompt_or_state), checkpoint_store, None)
-        return self._drive_sync(run, self._core(run, self._check_runnable()))
+        """Run the graph to the end (or to an interrupt), blocking.
+
+        With ``checkpoint_id`` the run continues after the node that checkpoint
+        was saved at (its routing is applied again), from the saved state.
+        """
+        run, gen = self._prepare(prompt_or_state, checkpoint_store, checkpoint_id)
+        return self._drive_sync(run, gen)
 
     async def arun(
         self,
@@ -355,15 +379,7 @@ class AgentGraph:
         checkpoint_id: str | None = None,
     ) -> GraphResult:
         """Async :meth:`run`: async nodes are awaited, parallel groups run with ``asyncio.gather``."""
-        if checkpoint_id is not None:
-            state, step = self._load(checkpoint_id, checkpoint_store)
-            run = _Run(self, state, checkpoint_store, None)
-            run.step = step
-            start = self._route_from(run, state.current_node)
-            gen = self._core(run, start, fresh=False)
-        else:
-            run = _Run(self, self._start_state(prompt_or_state), checkpoint_store, None)
-            gen = self._core(run, self._check_runnable())
+        run, gen = self._prepare(prompt_or_state, checkpoint_store, checkpoint_id)
         async for _ in self._drive_async(run, gen):
             pass
         assert run.result is not None
@@ -376,9 +392,9 @@ class AgentGraph:
         checkpoint_id: str | None = None,
     ) -> AsyncIterator[GraphEvent]:
         """Run the graph, yielding a :class:`GraphEvent` for each start, chunk, route and end."""
-        run = _Run(self, self._start_state(prompt_or_state), checkpoint_store, None)
+        run, gen = self._prepare(prompt_or_state, checkpoint_store, checkpoint_id)
         run.stream = []
-        async for event in self._drive_async(run, self._core(run, self._check_runnable())):
+        async for event in self._drive_async(run, gen):
             yield event
 
     def __call__(self, state: GraphState) -> GraphState:
@@ -457,18 +473,6 @@ class AgentGraph:
             pass
         assert run.result is not None
         return run.result
-
-    def _continue_sync(self, checkpoint_id: str, store: CheckpointStore | None) -> GraphResult:
-        state, step = self._load(checkpoint_id, store)
-        if state._pending_node is not None:
-            raise GraphExecutionError(
-                f"checkpoint {checkpoint_id!r} is an interrupt: answer it with resume()"
-            )
-        run = _Run(self, state, store, None)
-        run.step = step
-        return self._drive_sync(
-            run, self._core(run, self._route_from(run, state.current_node), fresh=False)
-        )
 
     # -- drivers ---------------------------------------------------------------
     def _drive_sync(
@@ -580,12 +584,13 @@ class AgentGraph:
         if run.emitter is not None:
             run.emitter.emit(name, *args)
 
-    def _route_from(self, run: _Run, node_name: str) -> str:
-        """The static successor of ``node_name`` (conditional routing is applied by the engine)."""
-        return self.edges.get(node_name, END)
-
     def _core(
-        self, run: _Run, start: str, fresh: bool = True, resuming: str | None = None
+        self,
+        run: _Run,
+        start: str,
+        fresh: bool = True,
+        resuming: str | None = None,
+        after: bool = False,
     ) -> Generator[Any, Any, None]:
         state = run.state
         trace = run.trace
@@ -600,6 +605,9 @@ class AgentGraph:
                     run.stop_reason = "fast_route"
         current: str = start
         try:
+            if after:  # continuing from a checkpoint: route on from the node it was saved at
+                current = yield from self._next(run, current, state)
+                state = run.state
             while current != END:
                 if run.token is not None and run.token.cancelled:
                     run.stop_reason = "cancelled"

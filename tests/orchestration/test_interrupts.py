@@ -193,7 +193,24 @@ def test_continue_a_run_from_a_checkpoint(tmp_path):
     after_a = store.list(result.run_id)[0]
     assert after_a.node_name == "a"
     again = graph.run("ignored", checkpoint_store=store, checkpoint_id=after_a.checkpoint_id)
-    assert again.content == "b after a=1"
+    assert again.content == "b after a=1" and again.run_id == result.run_id
+    assert [s.node_name for s in again.trace.filter("graph_node_end")] == ["b"]
+
+    routed = AgentGraph()
+    routed.add_node("a", lambda s: {"go": "c"})
+    routed.add_node("b", lambda s: "b")
+    routed.add_node("c", lambda s: "c")
+    routed.add_conditional_edge("a", lambda s: s.data["go"])
+
+    async def go():
+        first = await routed.arun("x", checkpoint_store=store)
+        cid = store.list(first.run_id)[0].checkpoint_id
+        events = [e async for e in routed.astream("x", checkpoint_store=store, checkpoint_id=cid)]
+        return await routed.arun("x", checkpoint_store=store, checkpoint_id=cid), events
+
+    cont, events = asyncio.run(go())
+    assert cont.content == "c"  # the router ran again on the saved state
+    assert [e.node_name for e in events if e.type.value == "node_start"] == ["c"]
 
 
 _WRITER = """
