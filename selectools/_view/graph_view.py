@@ -232,7 +232,7 @@ def result_html(result: GraphResult, graph: AgentGraph | None = None) -> str:
         h.badge(result.stop_reason, tone)
         + " "
         + h.muted(
-            f"{h.plural(result.steps, 'step')} · {h.format_tokens(usage.total_tokens)} tokens · "
+            f"{h.plural(result.steps, 'step')} · {h.format_tokens(usage.total_tokens)} · "
             f"{h.format_cost(usage.cost_usd)}"
         )
     )

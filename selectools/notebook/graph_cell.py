@@ -220,7 +220,11 @@ def build_graph(cell: str, namespace: dict[str, Any], name: str = "graph") -> Ag
                 fallback[src] = dst
             graph.add_edge(src, dst)
     for src, rules in conditions.items():
-        graph.add_conditional_edge(src, _router(rules, graph.edges.get(src, END), namespace))
+        otherwise = graph.edges.get(src, END)
+        # the router returns node names; the path_map lists where it can go (for the picture)
+        paths = {expr: dst for expr, dst in rules}
+        paths.setdefault("otherwise", otherwise)
+        graph.add_conditional_edge(src, _router(rules, otherwise, namespace), path_map=paths)
     first = entry if entry is not None else next(iter(graph.nodes), None)
     if first is None:
         raise NotebookUsageError("%%graph: the cell defines no nodes")
