@@ -222,7 +222,7 @@ def build_graph(cell: str, namespace: dict[str, Any], name: str = "graph") -> Ag
     for src, rules in conditions.items():
         otherwise = graph.edges.get(src, END)
         # the router returns node names; the path_map lists where it can go (for the picture)
-        paths = {expr: dst for expr, dst in rules}
+        paths = dict(rules)
         paths.setdefault("otherwise", otherwise)
         graph.add_conditional_edge(src, _router(rules, otherwise, namespace), path_map=paths)
     first = entry if entry is not None else next(iter(graph.nodes), None)
