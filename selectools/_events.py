@@ -50,6 +50,19 @@ EventName = Literal[
     "on_tool_output_screened",
     "on_entity_extraction",
     "on_kg_extraction",
+    "on_graph_start",
+    "on_graph_end",
+    "on_graph_error",
+    "on_node_start",
+    "on_node_end",
+    "on_graph_routing",
+    "on_graph_interrupt",
+    "on_graph_resume",
+    "on_parallel_start",
+    "on_parallel_end",
+    "on_stall_detected",
+    "on_loop_detected",
+    "on_supervisor_replan",
 ]
 
 #: event name -> (scope, parameter names after ``run_id``/``batch_id``)
@@ -86,6 +99,19 @@ EVENTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "on_tool_output_screened": ("guardrail", ("call_id", "tool_name", "safe", "matched_patterns")),
     "on_entity_extraction": ("memory", ("entities_extracted", "entities_total", "entities")),
     "on_kg_extraction": ("memory", ("triples_extracted", "triples_total", "triples")),
+    "on_graph_start": ("graph", ("graph_name", "entry_node", "state")),
+    "on_graph_end": ("graph", ("graph_name", "steps", "total_duration_ms")),
+    "on_graph_error": ("graph", ("graph_name", "node_name", "error")),
+    "on_node_start": ("graph", ("node_name", "step")),
+    "on_node_end": ("graph", ("node_name", "step", "duration_ms")),
+    "on_graph_routing": ("graph", ("from_node", "to_node")),
+    "on_graph_interrupt": ("graph", ("node_name", "interrupt_id")),
+    "on_graph_resume": ("graph", ("node_name", "interrupt_id")),
+    "on_parallel_start": ("graph", ("group_name", "child_nodes")),
+    "on_parallel_end": ("graph", ("group_name", "child_count")),
+    "on_stall_detected": ("graph", ("node_name", "stall_count")),
+    "on_loop_detected": ("graph", ("node_name", "loop_count")),
+    "on_supervisor_replan": ("graph", ("stall_count", "new_plan")),
 }
 
 
@@ -291,6 +317,57 @@ class ObserverEvents:
         triples: list[Any],
     ) -> None:
         """memory event: on_kg_extraction(run_id, triples_extracted, triples_total, triples)."""
+
+    def on_graph_start(self, run_id: str, graph_name: str, entry_node: str, state: Any) -> None:
+        """graph event: on_graph_start(run_id, graph_name, entry_node, state)."""
+
+    def on_graph_end(
+        self,
+        run_id: str,
+        graph_name: str,
+        steps: int,
+        total_duration_ms: float,
+    ) -> None:
+        """graph event: on_graph_end(run_id, graph_name, steps, total_duration_ms)."""
+
+    def on_graph_error(
+        self,
+        run_id: str,
+        graph_name: str,
+        node_name: str,
+        error: BaseException,
+    ) -> None:
+        """graph event: on_graph_error(run_id, graph_name, node_name, error)."""
+
+    def on_node_start(self, run_id: str, node_name: str, step: int) -> None:
+        """graph event: on_node_start(run_id, node_name, step)."""
+
+    def on_node_end(self, run_id: str, node_name: str, step: int, duration_ms: float) -> None:
+        """graph event: on_node_end(run_id, node_name, step, duration_ms)."""
+
+    def on_graph_routing(self, run_id: str, from_node: str, to_node: str) -> None:
+        """graph event: on_graph_routing(run_id, from_node, to_node)."""
+
+    def on_graph_interrupt(self, run_id: str, node_name: str, interrupt_id: str) -> None:
+        """graph event: on_graph_interrupt(run_id, node_name, interrupt_id)."""
+
+    def on_graph_resume(self, run_id: str, node_name: str, interrupt_id: str) -> None:
+        """graph event: on_graph_resume(run_id, node_name, interrupt_id)."""
+
+    def on_parallel_start(self, run_id: str, group_name: str, child_nodes: list[str]) -> None:
+        """graph event: on_parallel_start(run_id, group_name, child_nodes)."""
+
+    def on_parallel_end(self, run_id: str, group_name: str, child_count: int) -> None:
+        """graph event: on_parallel_end(run_id, group_name, child_count)."""
+
+    def on_stall_detected(self, run_id: str, node_name: str, stall_count: int) -> None:
+        """graph event: on_stall_detected(run_id, node_name, stall_count)."""
+
+    def on_loop_detected(self, run_id: str, node_name: str, loop_count: int) -> None:
+        """graph event: on_loop_detected(run_id, node_name, loop_count)."""
+
+    def on_supervisor_replan(self, run_id: str, stall_count: int, new_plan: str) -> None:
+        """graph event: on_supervisor_replan(run_id, stall_count, new_plan)."""
 
 
 class AsyncObserverEvents:
@@ -510,3 +587,71 @@ class AsyncObserverEvents:
         triples: list[Any],
     ) -> None:
         """memory event: on_kg_extraction(run_id, triples_extracted, triples_total, triples)."""
+
+    async def a_on_graph_start(
+        self,
+        run_id: str,
+        graph_name: str,
+        entry_node: str,
+        state: Any,
+    ) -> None:
+        """graph event: on_graph_start(run_id, graph_name, entry_node, state)."""
+
+    async def a_on_graph_end(
+        self,
+        run_id: str,
+        graph_name: str,
+        steps: int,
+        total_duration_ms: float,
+    ) -> None:
+        """graph event: on_graph_end(run_id, graph_name, steps, total_duration_ms)."""
+
+    async def a_on_graph_error(
+        self,
+        run_id: str,
+        graph_name: str,
+        node_name: str,
+        error: BaseException,
+    ) -> None:
+        """graph event: on_graph_error(run_id, graph_name, node_name, error)."""
+
+    async def a_on_node_start(self, run_id: str, node_name: str, step: int) -> None:
+        """graph event: on_node_start(run_id, node_name, step)."""
+
+    async def a_on_node_end(
+        self,
+        run_id: str,
+        node_name: str,
+        step: int,
+        duration_ms: float,
+    ) -> None:
+        """graph event: on_node_end(run_id, node_name, step, duration_ms)."""
+
+    async def a_on_graph_routing(self, run_id: str, from_node: str, to_node: str) -> None:
+        """graph event: on_graph_routing(run_id, from_node, to_node)."""
+
+    async def a_on_graph_interrupt(self, run_id: str, node_name: str, interrupt_id: str) -> None:
+        """graph event: on_graph_interrupt(run_id, node_name, interrupt_id)."""
+
+    async def a_on_graph_resume(self, run_id: str, node_name: str, interrupt_id: str) -> None:
+        """graph event: on_graph_resume(run_id, node_name, interrupt_id)."""
+
+    async def a_on_parallel_start(
+        self,
+        run_id: str,
+        group_name: str,
+        child_nodes: list[str],
+    ) -> None:
+        """graph event: on_parallel_start(run_id, group_name, child_nodes)."""
+
+    async def a_on_parallel_end(self, run_id: str, group_name: str, child_count: int) -> None:
+        """graph event: on_parallel_end(run_id, group_name, child_count)."""
+
+    async def a_on_stall_detected(self, run_id: str, node_name: str, stall_count: int) -> None:
+        """graph event: on_stall_detected(run_id, node_name, stall_count)."""
+
+    async def a_on_loop_detected(self, run_id: str, node_name: str, loop_count: int) -> None:
+        """graph event: on_loop_detected(run_id, node_name, loop_count)."""
+
+    async def a_on_supervisor_replan(self, run_id: str, stall_count: int, new_plan: str) -> None:
+        """graph event: on_supervisor_replan(run_id, stall_count, new_plan)."""

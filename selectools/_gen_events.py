@@ -128,6 +128,28 @@ SPECS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
         "memory",
         (("triples_extracted", "int"), ("triples_total", "int"), ("triples", "list[Any]")),
     ),
+    "on_graph_start": (
+        "graph",
+        (("graph_name", "str"), ("entry_node", "str"), ("state", "Any")),
+    ),
+    "on_graph_end": (
+        "graph",
+        (("graph_name", "str"), ("steps", "int"), ("total_duration_ms", "float")),
+    ),
+    "on_graph_error": (
+        "graph",
+        (("graph_name", "str"), ("node_name", "str"), ("error", "BaseException")),
+    ),
+    "on_node_start": ("graph", (("node_name", "str"), ("step", "int"))),
+    "on_node_end": ("graph", (("node_name", "str"), ("step", "int"), ("duration_ms", "float"))),
+    "on_graph_routing": ("graph", (("from_node", "str"), ("to_node", "str"))),
+    "on_graph_interrupt": ("graph", (("node_name", "str"), ("interrupt_id", "str"))),
+    "on_graph_resume": ("graph", (("node_name", "str"), ("interrupt_id", "str"))),
+    "on_parallel_start": ("graph", (("group_name", "str"), ("child_nodes", "list[str]"))),
+    "on_parallel_end": ("graph", (("group_name", "str"), ("child_count", "int"))),
+    "on_stall_detected": ("graph", (("node_name", "str"), ("stall_count", "int"))),
+    "on_loop_detected": ("graph", (("node_name", "str"), ("loop_count", "int"))),
+    "on_supervisor_replan": ("graph", (("stall_count", "int"), ("new_plan", "str"))),
 }
 
 TARGET = Path(__file__).with_name("_events.py")

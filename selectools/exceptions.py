@@ -202,6 +202,28 @@ class MemoryLimitExceededError(SelectoolsError):
         return (type(self), (self.current, self.limit, self.limit_type))
 
 
+class GraphExecutionError(SelectoolsError):
+    """An ``AgentGraph`` run could not go on: a node failed, a loop or a limit was hit.
+
+    ``node_name`` and ``step`` say where; ``cause`` is the node's own exception;
+    ``result`` (set by the engine) is the partial ``GraphResult`` up to that point.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        node_name: str | None = None,
+        step: int | None = None,
+        cause: BaseException | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.node_name = node_name
+        self.step = step
+        self.cause = cause
+        self.result: Any = None
+
+
 class CostWarning(UserWarning):
     """The agent's total cost passed ``AgentConfig(cost_warning_threshold=...)``.
 

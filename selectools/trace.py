@@ -62,6 +62,16 @@ class StepType(str, Enum):
     OUTPUT_SCREENING = "output_screening"
     ENTITY_EXTRACTION = "entity_extraction"
     KG_EXTRACTION = "kg_extraction"
+    GRAPH_NODE_START = "graph_node_start"
+    GRAPH_NODE_END = "graph_node_end"
+    GRAPH_ROUTING = "graph_routing"
+    GRAPH_CHECKPOINT = "graph_checkpoint"
+    GRAPH_INTERRUPT = "graph_interrupt"
+    GRAPH_RESUME = "graph_resume"
+    GRAPH_PARALLEL_START = "graph_parallel_start"
+    GRAPH_PARALLEL_END = "graph_parallel_end"
+    GRAPH_STALL = "graph_stall"
+    GRAPH_LOOP_DETECTED = "graph_loop_detected"
 
     def __str__(self) -> str:
         return self.value
@@ -90,6 +100,17 @@ STEP_EVENTS: dict[StepType, tuple[tuple[EventName, ...], tuple[EventName, ...]]]
     StepType.OUTPUT_SCREENING: (("on_tool_output_screened",), ("on_tool_output_screened",)),
     StepType.ENTITY_EXTRACTION: (("on_entity_extraction",), ()),
     StepType.KG_EXTRACTION: (("on_kg_extraction",), ()),
+    # graph steps are recorded by the graph engine, which emits these itself
+    StepType.GRAPH_NODE_START: (("on_node_start",), ()),
+    StepType.GRAPH_NODE_END: (("on_node_end",), ("on_graph_error",)),
+    StepType.GRAPH_ROUTING: (("on_graph_routing",), ()),
+    StepType.GRAPH_CHECKPOINT: ((), ()),
+    StepType.GRAPH_INTERRUPT: (("on_graph_interrupt",), ()),
+    StepType.GRAPH_RESUME: (("on_graph_resume",), ()),
+    StepType.GRAPH_PARALLEL_START: (("on_parallel_start",), ()),
+    StepType.GRAPH_PARALLEL_END: (("on_parallel_end",), ()),
+    StepType.GRAPH_STALL: (("on_stall_detected",), ()),
+    StepType.GRAPH_LOOP_DETECTED: (("on_loop_detected",), ()),
 }
 
 
@@ -116,6 +137,7 @@ class TraceStep:
     tool_args: dict[str, Any] | None = None
     result: str | None = None
     data: dict[str, Any] = field(default_factory=dict)
+    node_name: str | None = None  # the graph node a step ran in
 
     @classmethod
     def llm_call(
@@ -289,6 +311,7 @@ _OPTIONAL_STEP_FIELDS = (
     "tool_args",
     "result",
     "data",
+    "node_name",
 )
 
 

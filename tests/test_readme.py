@@ -46,6 +46,8 @@ def test_readme_examples_run(monkeypatch, tmp_path):
     assert "$999. ['think']\n" in printed  # a scheduled run used a reasoning tool
     # the OTel spans of that run, then the one run the trace store kept
     assert "['agent.run', 'gen_ai.llm.call', 'gen_ai.tool.execution']\n1\n" in printed
+    # the graph section: an interrupt, then the resumed run
+    assert "True Publish?\nDraft about graphs (approved: yes)\n" in printed
     # the guardrails section
     assert "Check https://shop.example for me, [EMAIL:********]\n" in printed
     assert (

@@ -76,8 +76,8 @@ def test_step_types_compare_to_strings():
     assert StepType.LLM_CALL == "llm_call"
     assert StepType("structured_retry") is StepType.STRUCTURED_RETRY
     assert (
-        len(StepType) == 17
-    )  # + guardrail, coherence_check, output_screening (issue 13), entity_extraction, kg_extraction (issue 14)
+        len(StepType) == 27
+    )  # + 10 graph_* kinds (issue 10); guardrail, coherence_check, output_screening (issue 13), entity_extraction, kg_extraction (issue 14)
     assert set(StepType) == set(STEP_EVENTS)  # every kind says which events announce it
 
 
@@ -106,6 +106,7 @@ def test_step_field_order_is_pinned_for_positional_construction():
         "tool_args",
         "result",
         "data",
+        "node_name",
     ]
     selection = TraceStep.tool_selection(
         1.0, "search(q='x')", "run", 2, "c1", "search", {"q": "x"}, "why"

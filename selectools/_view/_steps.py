@@ -8,11 +8,13 @@ __all__ = ["step_category", "step_name"]
 
 
 def step_category(step: TraceStep) -> str:
-    """``llm``, ``tool`` or ``event`` (instantaneous bookkeeping steps)."""
+    """``llm``, ``tool``, ``node`` (a graph node's span) or ``event`` (instantaneous bookkeeping)."""
     if step.type is StepType.LLM_CALL:
         return "llm"
     if step.type is StepType.TOOL_EXECUTION:
         return "tool"
+    if step.type is StepType.GRAPH_NODE_END:
+        return "node"
     return "event"
 
 

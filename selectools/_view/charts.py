@@ -103,6 +103,8 @@ def _row(step: TraceStep, lanes: bool) -> tuple[tuple[int, int, str], str]:
     if category == "tool":
         label = f"tool · lane {step.lane}" if lanes else "tools"
         return (1, step.lane if lanes else 0, ""), label
+    if category == "node":  # one row per graph node, in order of first appearance
+        return (2, 0, step.node_name or step.summary), f"node · {step.node_name or step.summary}"
     return (3, 0, ""), "events"
 
 
@@ -150,7 +152,7 @@ def trace_gantt(
         group = groups.setdefault(key, {"y": [], "base": [], "x": [], "data": []})
         duration = (ended - started) * 1000.0
         order, row = _row(step, lanes)
-        rows[row] = order
+        rows.setdefault(row, (2, len(rows), "") if category == "node" else order)
         group["y"].append(row)
         group["base"].append((started - origin) * 1000.0)
         group["x"].append(max(duration, visible))

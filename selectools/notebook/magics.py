@@ -165,6 +165,25 @@ class SelectoolsMagics(Magics):
             f"%selectools: unknown provider '{value}'{hint}; use one of {', '.join(known)}"
         )
 
+    # -- %%graph ----------------------------------------------------------------------
+    @no_var_expand
+    @cell_magic
+    def graph(self, line: str, cell: str) -> None:
+        """Define an AgentGraph in the cell and, with --prompt, run it with the live graph view.
+
+        %%graph [NAME] [--prompt TEXT] [--answer TEXT ...]
+        Lines: `a -> b -> END` (edges), `a -> b : EXPR` (taken when EXPR over `state` is
+        true), `team = [a, b]` (parallel group). Names are notebook variables. See
+        selectools.notebook.graph_cell for interrupts and headless runs.
+        """
+        from .graph_cell import graph_magic
+
+        with _usage_errors():
+            try:
+                graph_magic(line, cell, self._namespace, self.shell, self.state.display)
+            except SelectoolsError as exc:
+                raise NotebookUsageError(f"%%graph: the run failed: {error_line(exc)}") from None
+
     # -- %%tool -----------------------------------------------------------------------
     @no_var_expand
     @cell_magic

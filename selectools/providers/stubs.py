@@ -43,6 +43,16 @@ class LocalProvider(RequestProvider):
     name = "local"
     default_model = "local"
 
+    def __init__(self, **unexpected: object) -> None:
+        if unexpected:
+            names = ", ".join(sorted(unexpected))
+            raise TypeError(
+                f"LocalProvider() takes no arguments (got {names}): it only echoes. To script "
+                "replies, use selectools.testing.ScriptedProvider([...]), e.g. "
+                'ScriptedProvider(["first reply", "second reply"])'
+            )
+        super().__init__()
+
     def __repr__(self) -> str:
         return "LocalProvider()"
 

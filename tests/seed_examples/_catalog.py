@@ -93,6 +93,7 @@ LANDED = frozenset(
         "knowledge",
         "mcp",
         "pipeline",
+        "graph",
     }
 )
 

@@ -282,9 +282,9 @@ def _later(feature: str, *requires: str):
 
 
 def test_later_gate_skips_only_what_is_absent():
-    assert missing_requirement(_later("graph", "selectools.no_such_module:X")) is not None
-    assert missing_requirement(_later("graph", "selectools:NoSuchName")) is not None
-    assert missing_requirement(_later("graph", "selectools:Agent")) is None
+    assert missing_requirement(_later("unlanded_probe", "selectools.no_such_module:X")) is not None
+    assert missing_requirement(_later("unlanded_probe", "selectools:NoSuchName")) is not None
+    assert missing_requirement(_later("unlanded_probe", "selectools:Agent")) is None
 
 
 def test_later_gate_fails_for_a_landed_feature():
@@ -296,4 +296,4 @@ def test_later_gate_fails_when_an_existing_module_breaks_on_import(tmp_path, mon
     (tmp_path / "gate_probe_broken.py").write_text("import gate_probe_missing_dependency\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(GateError, match="failed inside"):
-        missing_requirement(_later("graph", "gate_probe_broken:Thing"))
+        missing_requirement(_later("unlanded_probe", "gate_probe_broken:Thing"))

@@ -49,6 +49,9 @@ PAGES = {  # pages of the doc set whose python blocks the catalogue must account
     "docs/modules/MCP.md",
     "docs/modules/EVALS.md",
     "docs/modules/PIPELINE.md",
+    "docs/modules/ORCHESTRATION.md",
+    "docs/modules/SUPERVISOR.md",
+    "docs/modules/PATTERNS.md",
 }
 
 pytestmark = pytest.mark.skipif(

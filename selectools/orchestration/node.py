@@ -1,0 +1,459 @@
+"""Graph nodes and how each kind runs (sync and async).
+
+A node wraps an :class:`~selectools.Agent`, a sync or async callable
+``(GraphState) -> GraphState | None``, a sync or async generator (a node that
+can pause with :class:`InterruptRequest`), or another graph. The kind is worked
+out once, when the node is added, so running it is one branch on a string.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any
+
+from .._async_bridge import run_sync
+from ..exceptions import GraphExecutionError
+from ..trace import now
+from ..types import AgentResult, Message, Role
+from .primitives import ErrorPolicy, InterruptRequest
+from .state import STATE_KEY_LAST_OUTPUT, ContextMode, GraphState, MergePolicy
+
+if TYPE_CHECKING:
+    from .graph import AgentGraph, GraphResult, _Run
+
+__all__ = ["GraphNode", "NodeOutcome", "ParallelGroupNode", "SubgraphNode"]
+
+
+def node_kind(target: Any) -> str:
+    from ..agent import Agent
+    from .graph import AgentGraph
+
+    if isinstance(target, Agent):
+        return "agent"
+    if isinstance(target, AgentGraph):
+        return "graph"
+    if inspect.isasyncgenfunction(target):
+        return "agen"
+    if inspect.isgeneratorfunction(target):
+        return "gen"
+    if inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(
+        getattr(target, "__call__", None)  # noqa: B004 - async callable objects
+    ):
+        return "async"
+    if callable(target):
+        return "sync"
+    raise TypeError(
+        f"A graph node must be an Agent, a callable taking GraphState, a generator function "
+        f"or an AgentGraph; got {type(target).__name__}"
+    )
+
+
+class GraphNode:
+    """One named step of a graph and how its input and output are shaped."""
+
+    __slots__ = (
+        "context_mode",
+        "context_n",
+        "error_policy",
+        "input_transform",
+        "kind",
+        "max_iterations",
+        "max_visits",
+        "name",
+        "output_transform",
+        "target",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        target: Any,
+        *,
+        context_mode: ContextMode = ContextMode.LAST_MESSAGE,
+        context_n: int = 6,
+        max_iterations: int = 1,
+        max_visits: int = 0,
+        error_policy: ErrorPolicy | None = None,
+        input_transform: Callable[[GraphState], list[Message]] | None = None,
+        output_transform: Callable[[AgentResult, GraphState], GraphState] | None = None,
+    ) -> None:
+        self.name = name
+        self.target = target
+        self.kind = node_kind(target)
+        self.context_mode = ContextMode(context_mode)
+        if self.context_mode is ContextMode.CUSTOM and input_transform is None:
+            raise ValueError(f"node {name!r}: ContextMode.CUSTOM needs an input_transform")
+        self.context_n = context_n
+        self.max_iterations = max(1, max_iterations)
+        self.max_visits = max_visits
+        self.error_policy = ErrorPolicy(error_policy) if error_policy is not None else None
+        self.input_transform = input_transform
+        self.output_transform = output_transform
+
+    @property
+    def label(self) -> str:
+        return {
+            "agent": "Agent",
+            "graph": "Graph",
+            "gen": "Generator",
+            "agen": "Generator",
+            "async": "Async",
+            "sync": "Callable",
+        }[self.kind]
+
+    # -- agent input / output ---------------------------------------------
+    def agent_input(self, state: GraphState) -> list[Message]:
+        if self.input_transform is not None:
+            return self.input_transform(state)
+        mode = self.context_mode
+        if mode is ContextMode.FULL:
+            return list(state.messages) or [Message(Role.USER, "")]
+        if mode is ContextMode.LAST_N:
+            return list(state.messages[-self.context_n :]) or [Message(Role.USER, "")]
+        if mode is ContextMode.SUMMARY:
+            return [Message(Role.USER, _digest(state))]
+        last = state.data.get(STATE_KEY_LAST_OUTPUT)
+        if last is not None:
+            return [Message(Role.USER, last if isinstance(last, str) else str(last))]
+        for message in reversed(state.messages):
+            if message.role is Role.USER:
+                return [message]
+        return [Message(Role.USER, "")]
+
+    def agent_output(self, result: AgentResult, state: GraphState) -> GraphState:
+        if self.output_transform is not None:
+            return self.output_transform(result, state)
+        content = result.content
+        state.data[STATE_KEY_LAST_OUTPUT] = content
+        state.history.append((self.name, result))
+        state.messages.append(Message(Role.ASSISTANT, content))
+        return state
+
+    def __repr__(self) -> str:
+        return f"GraphNode({self.name!r}, {self.label})"
+
+
+class ParallelGroupNode:
+    """A group of registered nodes that run concurrently on copies of the state."""
+
+    __slots__ = ("children", "error_policy", "merge_fn", "merge_policy", "name")
+    kind = "parallel"
+    label = "Parallel"
+
+    def __init__(
+        self,
+        name: str,
+        children: list[str],
+        merge_policy: MergePolicy = MergePolicy.LAST_WINS,
+        merge_fn: Callable[[list[GraphState]], GraphState] | None = None,
+        error_policy: ErrorPolicy | None = None,
+    ) -> None:
+        if not children:
+            raise ValueError(f"parallel group {name!r} needs at least one child node")
+        self.name = name
+        self.children = list(children)
+        self.merge_policy = MergePolicy(merge_policy)
+        self.merge_fn = merge_fn
+        self.error_policy = error_policy
+
+    max_visits = 0
+
+    def __repr__(self) -> str:
+        return f"ParallelGroupNode({self.name!r}, {self.children})"
+
+
+class SubgraphNode(GraphNode):
+    """A whole graph run as one node; ``input_map``/``output_map`` copy keys in and out."""
+
+    __slots__ = ("input_map", "output_map")
+
+    def __init__(
+        self,
+        name: str,
+        graph: AgentGraph,
+        input_map: dict[str, str] | None = None,
+        output_map: dict[str, str] | None = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(name, graph, **options)
+        self.input_map = input_map
+        self.output_map = output_map
+
+
+class NodeOutcome:
+    """What running a node produced (the engine turns it into state, results and spans)."""
+
+    __slots__ = ("answered", "ended", "gen", "interrupt", "result", "started", "state", "sub")
+
+    def __init__(
+        self,
+        state: GraphState,
+        result: AgentResult | None = None,
+        started: float = 0.0,
+    ) -> None:
+        self.state = state
+        self.result = result
+        self.interrupt: InterruptRequest | None = None
+        self.gen: Any = None
+        self.answered: list[Any] = []
+        self.sub: GraphResult | None = None
+        self.started = started
+        self.ended = 0.0
+
+
+def _check_agent(result: AgentResult) -> None:
+    """An agent run that ended with an error fails its node (so the error policy applies)."""
+    if result.error is not None and result.stop_reason not in ("cancelled", "budget_exceeded"):
+        raise result.error
+
+
+def _digest(state: GraphState) -> str:
+    """SUMMARY mode: a compact digest of the conversation so far (one line per message)."""
+    lines = []
+    for message in state.messages:
+        text = message.text.replace("\n", " ")
+        lines.append(f"{message.role.value}: {text[:200]}")
+    return "Summary of the conversation so far:\n" + "\n".join(lines)
+
+
+def _returned(node: GraphNode, value: Any, state: GraphState) -> GraphState:
+    """What a callable node returned: a state, None (pass through), a str (the output) or a dict patch."""
+    if value is None:
+        return state
+    if isinstance(value, GraphState):
+        return value
+    if isinstance(value, str):
+        state.data[STATE_KEY_LAST_OUTPUT] = value
+        return state
+    if isinstance(value, dict):
+        state.data.update(value)
+        return state
+    raise GraphExecutionError(
+        f"node {node.name!r} returned {type(value).__name__}; return a GraphState, None, "
+        "a str (the node's output) or a dict (merged into state.data)",
+        node_name=node.name,
+    )
+
+
+def _not_interrupt(node: GraphNode, value: Any) -> GraphExecutionError:
+    return GraphExecutionError(
+        f"generator node {node.name!r} yielded {type(value).__name__}; generator nodes pause "
+        "the graph by yielding InterruptRequest(...)",
+        node_name=node.name,
+    )
+
+
+def drive_generator(
+    node: GraphNode, gen: Generator[Any, Any, Any], first: Any, answers: list[Any]
+) -> NodeOutcome | None:
+    """Step a started sync generator, answering its interrupts from ``answers``.
+
+    ``first`` is what it yielded first. Returns an outcome with ``interrupt``
+    set when it asks for more than ``answers`` holds, ``None`` when it finished.
+    """
+    value = first
+    used = 0
+    try:
+        while True:
+            if not isinstance(value, InterruptRequest):
+                raise _not_interrupt(node, value)
+            if used >= len(answers):
+                outcome = NodeOutcome(GraphState())  # the caller fills in the state
+                outcome.interrupt, outcome.gen, outcome.answered = value, gen, answers[:used]
+                return outcome
+            value = gen.send(answers[used])
+            used += 1
+    except StopIteration:
+        return None
+
+
+async def drive_async_generator(
+    node: GraphNode, gen: Any, first: Any, answers: list[Any]
+) -> NodeOutcome | None:
+    value = first
+    used = 0
+    try:
+        while True:
+            if not isinstance(value, InterruptRequest):
+                raise _not_interrupt(node, value)
+            if used >= len(answers):
+                outcome = NodeOutcome(GraphState())
+                outcome.interrupt, outcome.gen, outcome.answered = value, gen, answers[:used]
+                return outcome
+            value = await gen.asend(answers[used])
+            used += 1
+    except StopAsyncIteration:
+        return None
+
+
+def _start_sync(gen: Generator[Any, Any, Any]) -> tuple[bool, Any]:
+    try:
+        return True, next(gen)
+    except StopIteration:
+        return False, None
+
+
+async def _start_async(gen: Any) -> tuple[bool, Any]:
+    try:
+        return True, await gen.__anext__()
+    except StopAsyncIteration:
+        return False, None
+
+
+def _finish(
+    node: GraphNode, state: GraphState, paused: NodeOutcome | None, started: float
+) -> NodeOutcome:
+    if paused is not None:
+        paused.state, paused.started, paused.ended = state, started, now()
+        return paused
+    state._interrupt_responses.pop(node.name, None)
+    outcome = NodeOutcome(state, None, started)
+    outcome.ended = now()
+    return outcome
+
+
+def _subgraph_state(node: GraphNode, state: GraphState) -> GraphState:
+    maps = node.input_map if isinstance(node, SubgraphNode) else None
+    if maps is None:
+        return state
+    child = GraphState(messages=list(state.messages), metadata=dict(state.metadata))
+    for parent_key, child_key in maps.items():
+        if parent_key in state.data:
+            child.data[child_key] = state.data[parent_key]
+    if STATE_KEY_LAST_OUTPUT in state.data and STATE_KEY_LAST_OUTPUT not in child.data:
+        child.data[STATE_KEY_LAST_OUTPUT] = state.data[STATE_KEY_LAST_OUTPUT]
+    return child
+
+
+def _subgraph_back(node: GraphNode, state: GraphState, sub: GraphResult) -> GraphState:
+    if not isinstance(node, SubgraphNode) or node.input_map is None:
+        return sub.state
+    for child_key, parent_key in (node.output_map or {}).items():
+        if child_key in sub.state.data:
+            state.data[parent_key] = sub.state.data[child_key]
+    state.data[STATE_KEY_LAST_OUTPUT] = sub.content
+    state.messages.append(Message(Role.ASSISTANT, sub.content))
+    return state
+
+
+_LOOP: Any = None
+_LOOP_LOCK = threading.Lock()
+
+
+def _generator_loop() -> Any:
+    """The event loop (in a daemon thread) that sync runs step async generator nodes on."""
+    global _LOOP
+    with _LOOP_LOCK:
+        if _LOOP is None:
+            import asyncio
+
+            loop = asyncio.new_event_loop()
+            threading.Thread(
+                target=loop.run_forever, name="selectools-graph-generators", daemon=True
+            ).start()
+            _LOOP = loop
+    return _LOOP
+
+
+def run_node_sync(node: GraphNode, state: GraphState, run: _Run, live: Any = None) -> NodeOutcome:
+    """Run ``node`` once, blocking. ``live``: a paused generator to continue with the next answer."""
+    started = now()
+    kind = node.kind
+    if kind == "sync":
+        outcome = NodeOutcome(_returned(node, node.target(state), state), None, started)
+    elif kind == "agent":
+        result = node.target.run(
+            node.agent_input(state), parent_run_id=run.run_id, cancellation_token=run.token
+        )
+        _check_agent(result)
+        outcome = NodeOutcome(node.agent_output(result, state), result, started)
+    elif kind == "async":
+        outcome = NodeOutcome(_returned(node, run_sync(node.target(state)), state), None, started)
+    elif kind == "gen":
+        answers = state._interrupt_responses.get(node.name, [])
+        if live is not None:  # in-process resume: continue at the exact yield point
+            try:
+                first = live.send(answers[-1])
+            except StopIteration:
+                return _finish(node, state, None, started)
+            paused = drive_generator(node, live, first, [])
+            if paused is not None:
+                paused.answered = list(answers)
+            return _finish(node, state, paused, started)
+        gen = node.target(state)
+        alive, first = _start_sync(gen)
+        paused = drive_generator(node, gen, first, answers) if alive else None
+        outcome = _finish(node, state, paused, started)
+    elif kind == "agen":
+        # one long-lived loop: a paused async generator must outlive this call (a loop
+        # that closes runs shutdown_asyncgens, which would finalize it at its yield)
+        import asyncio
+
+        future = asyncio.run_coroutine_threadsafe(
+            run_node_async(node, state, run, live), _generator_loop()
+        )
+        return future.result()
+    else:  # graph
+        sub = node.target._run_sync(_subgraph_state(node, state), run)
+        outcome = NodeOutcome(_subgraph_back(node, state, sub), None, started)
+        outcome.sub = sub
+    outcome.ended = now()
+    return outcome
+
+
+async def run_node_async(
+    node: GraphNode,
+    state: GraphState,
+    run: _Run,
+    live: Any = None,
+    on_chunk: Callable[[str], None] | None = None,
+) -> NodeOutcome:
+    started = now()
+    kind = node.kind
+    if kind == "sync":
+        outcome = NodeOutcome(_returned(node, node.target(state), state), None, started)
+    elif kind == "agent":
+        messages = node.agent_input(state)
+        if on_chunk is None:
+            result = await node.target.arun(
+                messages, parent_run_id=run.run_id, cancellation_token=run.token
+            )
+        else:
+            result = None
+            async for item in node.target.astream(
+                messages, parent_run_id=run.run_id, cancellation_token=run.token
+            ):
+                if isinstance(item, AgentResult):
+                    result = item
+                elif item.content:
+                    on_chunk(item.content)
+            assert result is not None
+        _check_agent(result)
+        outcome = NodeOutcome(node.agent_output(result, state), result, started)
+    elif kind == "async":
+        outcome = NodeOutcome(_returned(node, await node.target(state), state), None, started)
+    elif kind == "agen":
+        answers = state._interrupt_responses.get(node.name, [])
+        if live is not None:
+            try:
+                first = await live.asend(answers[-1])
+            except StopAsyncIteration:
+                return _finish(node, state, None, started)
+            paused = await drive_async_generator(node, live, first, [])
+            if paused is not None:
+                paused.answered = list(answers)
+            return _finish(node, state, paused, started)
+        gen = node.target(state)
+        alive, first = await _start_async(gen)
+        paused = await drive_async_generator(node, gen, first, answers) if alive else None
+        outcome = _finish(node, state, paused, started)
+    elif kind == "gen":
+        return run_node_sync(node, state, run, live)
+    else:
+        sub = await node.target._run_async(_subgraph_state(node, state), run)
+        outcome = NodeOutcome(_subgraph_back(node, state, sub), None, started)
+        outcome.sub = sub
+    outcome.ended = now()
+    return outcome
