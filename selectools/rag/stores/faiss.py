@@ -50,7 +50,9 @@ class FAISSVectorStore(VectorStore):
     def _on_dimension(self, dimension: int) -> None:
         faiss = self._faiss
         inner = faiss.index_factory(dimension, self.index_factory, faiss.METRIC_INNER_PRODUCT)
-        self._index = faiss.IndexIDMap2(inner) if self.index_factory == "Flat" else faiss.IndexIDMap(inner)
+        self._index = (
+            faiss.IndexIDMap2(inner) if self.index_factory == "Flat" else faiss.IndexIDMap(inner)
+        )
 
     def _add(self, ids: list[str], documents: list[Document], vectors: numpy.ndarray) -> None:
         import numpy
@@ -64,12 +66,18 @@ class FAISSVectorStore(VectorStore):
             self._by_label[label] = (id_, Document(text=doc.text, metadata=dict(doc.metadata)))
             self._label_of[id_] = label
 
-    def _search(self, vector: numpy.ndarray, top_k: int, filter: dict[str, Any] | None) -> list[SearchResult]:
+    def _search(
+        self, vector: numpy.ndarray, top_k: int, filter: dict[str, Any] | None
+    ) -> list[SearchResult]:
         total = len(self._by_label)
         if not total:
             return []
         if filter:
-            allowed = [label for label, (_, doc) in self._by_label.items() if matches_filter(doc.metadata, filter)]
+            allowed = [
+                label
+                for label, (_, doc) in self._by_label.items()
+                if matches_filter(doc.metadata, filter)
+            ]
             if not allowed:
                 return []
             k = total
@@ -119,8 +127,13 @@ class FAISSVectorStore(VectorStore):
             if self._index is not None:
                 data = self._faiss.serialize_index(self._index).tobytes()
                 write_atomic(folder / "index.faiss", data)
-            extra = {"kind": self.kind, "dimension": self.dimension, "labels": labels,
-                     "next": self._next, "index_factory": self.index_factory}
+            extra = {
+                "kind": self.kind,
+                "dimension": self.dimension,
+                "labels": labels,
+                "next": self._next,
+                "index_factory": self.index_factory,
+            }
             write_atomic(folder / "documents.json", dump_documents(ids, docs, extra))
 
     @classmethod

@@ -28,7 +28,9 @@ class InMemoryVectorStore(VectorStore):
 
     kind = "memory"
 
-    def __init__(self, embedder: EmbeddingProvider | None = None, dimension: int | None = None) -> None:
+    def __init__(
+        self, embedder: EmbeddingProvider | None = None, dimension: int | None = None
+    ) -> None:
         super().__init__(embedder, dimension)
         self._ids: list[str] = []
         self._docs: list[Document] = []
@@ -51,7 +53,9 @@ class InMemoryVectorStore(VectorStore):
         self._docs.extend(Document(text=d.text, metadata=dict(d.metadata)) for d in documents)
         self._blocks.append(vectors)
 
-    def _search(self, vector: numpy.ndarray, top_k: int, filter: dict[str, Any] | None) -> list[SearchResult]:
+    def _search(
+        self, vector: numpy.ndarray, top_k: int, filter: dict[str, Any] | None
+    ) -> list[SearchResult]:
         matrix = self._vectors()
         if not len(matrix):
             return []
@@ -89,11 +93,15 @@ class InMemoryVectorStore(VectorStore):
             write_atomic(folder / "vectors.npy", buffer.getvalue())
             write_atomic(
                 folder / "documents.json",
-                dump_documents(self._ids, self._docs, {"kind": self.kind, "dimension": self.dimension}),
+                dump_documents(
+                    self._ids, self._docs, {"kind": self.kind, "dimension": self.dimension}
+                ),
             )
 
     @classmethod
-    def load(cls, path: str | Path, embedder: EmbeddingProvider | None = None) -> InMemoryVectorStore:
+    def load(
+        cls, path: str | Path, embedder: EmbeddingProvider | None = None
+    ) -> InMemoryVectorStore:
         import numpy
 
         folder = Path(path)

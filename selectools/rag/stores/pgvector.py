@@ -48,7 +48,9 @@ class PgVectorStore(VectorStore):
                 f"table_name must be letters, digits and underscores (not starting with a digit), got {table_name!r}"
             )
         if not connection_string:
-            raise ValueError("PgVectorStore needs connection_string='postgresql://user:pass@host:5432/db'")
+            raise ValueError(
+                "PgVectorStore needs connection_string='postgresql://user:pass@host:5432/db'"
+            )
         super().__init__(embedder, dimensions)
         self.table_name = table_name
         self._conn = psycopg.connect(connection_string, autocommit=True)
@@ -75,7 +77,10 @@ class PgVectorStore(VectorStore):
         )
 
     def _exists(self) -> bool:
-        return self._conn.execute("select to_regclass(%s)", (self.table_name,)).fetchone()[0] is not None
+        return (
+            self._conn.execute("select to_regclass(%s)", (self.table_name,)).fetchone()[0]
+            is not None
+        )
 
     def _add(self, ids: list[str], documents: list[Document], vectors: numpy.ndarray) -> None:
         if not self._exists():
@@ -92,7 +97,9 @@ class PgVectorStore(VectorStore):
                 rows,
             )
 
-    def _search(self, vector: numpy.ndarray, top_k: int, filter: dict[str, Any] | None) -> list[SearchResult]:
+    def _search(
+        self, vector: numpy.ndarray, top_k: int, filter: dict[str, Any] | None
+    ) -> list[SearchResult]:
         if not self._exists():
             return []
         where, params = _where(filter)
@@ -102,7 +109,9 @@ class PgVectorStore(VectorStore):
             (vector, *params, top_k),
         ).fetchall()
         return [
-            SearchResult(document=Document(text=r[1], metadata=r[2]), score=1.0 - float(r[3]), id=r[0])
+            SearchResult(
+                document=Document(text=r[1], metadata=r[2]), score=1.0 - float(r[3]), id=r[0]
+            )
             for r in rows
         ]
 
@@ -122,7 +131,9 @@ class PgVectorStore(VectorStore):
     def _documents(self) -> Iterator[tuple[str, Document]]:
         if not self._exists():
             return iter([])
-        rows = self._conn.execute(f"select id, text, metadata from {self.table_name} order by seq").fetchall()
+        rows = self._conn.execute(
+            f"select id, text, metadata from {self.table_name} order by seq"
+        ).fetchall()
         return iter([(r[0], Document(text=r[1], metadata=r[2])) for r in rows])
 
     def close(self) -> None:

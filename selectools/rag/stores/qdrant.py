@@ -61,7 +61,9 @@ class QdrantVectorStore(VectorStore):
             if dimension is not None and dimension != size:
                 from ..errors import DimensionMismatchError
 
-                raise DimensionMismatchError(size, dimension, f"QdrantVectorStore({collection_name!r})")
+                raise DimensionMismatchError(
+                    size, dimension, f"QdrantVectorStore({collection_name!r})"
+                )
             self.dimension = int(size)
             self._seq = itertools.count(self._count())
 
@@ -99,7 +101,9 @@ class QdrantVectorStore(VectorStore):
             conditions.append(m.FieldCondition(key=f"metadata.{key}", match=match))
         return m.Filter(must=conditions)
 
-    def _search(self, vector: numpy.ndarray, top_k: int, filter: dict[str, Any] | None) -> list[SearchResult]:
+    def _search(
+        self, vector: numpy.ndarray, top_k: int, filter: dict[str, Any] | None
+    ) -> list[SearchResult]:
         if not self.client.collection_exists(self.collection_name):
             return []
         response = self.client.query_points(
@@ -121,7 +125,9 @@ class QdrantVectorStore(VectorStore):
     def _delete(self, ids: list[str]) -> None:
         if ids and self.client.collection_exists(self.collection_name):
             self.client.delete(
-                self.collection_name, points_selector=self._models.PointIdsList(points=ids), wait=True
+                self.collection_name,
+                points_selector=self._models.PointIdsList(points=ids),
+                wait=True,
             )
 
     def _clear(self) -> None:
@@ -140,14 +146,24 @@ class QdrantVectorStore(VectorStore):
         offset = None
         while True:
             batch, offset = self.client.scroll(
-                self.collection_name, limit=1000, offset=offset, with_payload=True, with_vectors=False
+                self.collection_name,
+                limit=1000,
+                offset=offset,
+                with_payload=True,
+                with_vectors=False,
             )
             points.extend(batch)
             if offset is None:
                 break
         points.sort(key=lambda p: p.payload.get("seq", 0))
         return iter(
-            [(str(p.id), Document(text=p.payload["text"], metadata=p.payload.get("metadata") or {})) for p in points]
+            [
+                (
+                    str(p.id),
+                    Document(text=p.payload["text"], metadata=p.payload.get("metadata") or {}),
+                )
+                for p in points
+            ]
         )
 
     def close(self) -> None:

@@ -55,14 +55,17 @@ class SQLiteVectorStore(VectorStore):
             if dimension is not None and dimension != stored:
                 from ..errors import DimensionMismatchError
 
-                raise DimensionMismatchError(stored, dimension, f"SQLiteVectorStore({self.db_path!r})")
+                raise DimensionMismatchError(
+                    stored, dimension, f"SQLiteVectorStore({self.db_path!r})"
+                )
             self.dimension = stored
         self._cache: tuple[list[str], list[Document], numpy.ndarray] | None = None
 
     def _on_dimension(self, dimension: int) -> None:
         with self._conn:
             self._conn.execute(
-                "insert or replace into store_info (key, value) values ('dimension', ?)", (str(dimension),)
+                "insert or replace into store_info (key, value) values ('dimension', ?)",
+                (str(dimension),),
             )
 
     def _add(self, ids: list[str], documents: list[Document], vectors: numpy.ndarray) -> None:
@@ -80,18 +83,24 @@ class SQLiteVectorStore(VectorStore):
         import numpy
 
         if self._cache is None:
-            rows = self._conn.execute("select id, text, metadata, embedding from documents order by seq").fetchall()
+            rows = self._conn.execute(
+                "select id, text, metadata, embedding from documents order by seq"
+            ).fetchall()
             ids = [r[0] for r in rows]
             docs = [Document(text=r[1], metadata=json.loads(r[2])) for r in rows]
             matrix = (
-                numpy.frombuffer(b"".join(r[3] for r in rows), dtype=numpy.float32).reshape(len(rows), -1)
+                numpy.frombuffer(b"".join(r[3] for r in rows), dtype=numpy.float32).reshape(
+                    len(rows), -1
+                )
                 if rows
                 else numpy.zeros((0, self.dimension or 0), dtype=numpy.float32)
             )
             self._cache = (ids, docs, matrix)
         return self._cache
 
-    def _search(self, vector: numpy.ndarray, top_k: int, filter: dict[str, Any] | None) -> list[SearchResult]:
+    def _search(
+        self, vector: numpy.ndarray, top_k: int, filter: dict[str, Any] | None
+    ) -> list[SearchResult]:
         ids, docs, matrix = self._load()
         if not ids:
             return []
