@@ -16,7 +16,30 @@ __all__ = ["highlight", "search_results_html", "store_html"]
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _MARK = '<mark style="background: rgba(255, 200, 0, 0.45); padding: 0 1px;">'
-_STOP = frozenset("a an and are as at be by for from in is it of on or the to was with".split())
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "in",
+        "is",
+        "it",
+        "of",
+        "on",
+        "or",
+        "the",
+        "to",
+        "was",
+        "with",
+    ]
+)
 _MAX_TEXT = 600
 
 

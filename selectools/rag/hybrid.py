@@ -114,7 +114,7 @@ class HybridSearcher:
         ):
             contributions = self._contributions(hits)
             seen: set[str] = set()
-            for hit, value in zip(hits, contributions):
+            for hit, value in zip(hits, contributions, strict=True):
                 key = hit.document.text
                 if key in seen:  # the same text twice in one list counts once
                     continue

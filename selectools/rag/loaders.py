@@ -17,7 +17,7 @@ import json
 from collections.abc import Iterable
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .document import Document
 from .errors import DocumentLoadError, require_extra
@@ -58,22 +58,24 @@ def _read_text(path: Path) -> str:
 class _TextOfHTML(HTMLParser):
     """The visible text of an HTML page (scripts, styles and the head left out)."""
 
-    _SKIP = {"script", "style", "head", "noscript", "template"}
-    _BLOCK = {
-        "p",
-        "div",
-        "br",
-        "li",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "tr",
-        "section",
-        "article",
-    }
+    _SKIP: ClassVar[frozenset[str]] = frozenset({"script", "style", "head", "noscript", "template"})
+    _BLOCK: ClassVar[frozenset[str]] = frozenset(
+        {
+            "p",
+            "div",
+            "br",
+            "li",
+            "h1",
+            "h2",
+            "h3",
+            "h4",
+            "h5",
+            "h6",
+            "tr",
+            "section",
+            "article",
+        }
+    )
 
     def __init__(self) -> None:
         super().__init__()

@@ -228,7 +228,7 @@ class VectorStore(ABC):
             raise DimensionMismatchError(self.dimension, got, f"{type(self).__name__}.{where}")
         return matrix
 
-    def _on_dimension(self, dimension: int) -> None:
+    def _on_dimension(self, dimension: int) -> None:  # noqa: B027 - an optional hook
         """Called once when the first vectors fix the store's dimension."""
 
     # -- storage primitives ---------------------------------------------

@@ -31,7 +31,10 @@ def dump_documents(ids: list[str], docs: list[Document], extra: dict[str, Any]) 
     payload = {
         "version": 1,
         **extra,
-        "documents": [{"id": i, "text": d.text, "metadata": d.metadata} for i, d in zip(ids, docs)],
+        "documents": [
+            {"id": i, "text": d.text, "metadata": d.metadata}
+            for i, d in zip(ids, docs, strict=True)
+        ],
     }
     return json.dumps(payload, ensure_ascii=False).encode("utf-8")
 

@@ -62,7 +62,7 @@ class FAISSVectorStore(VectorStore):
         if not self._index.is_trained:
             self._index.train(vectors)
         self._index.add_with_ids(numpy.ascontiguousarray(vectors), labels)
-        for label, id_, doc in zip(labels.tolist(), ids, documents):
+        for label, id_, doc in zip(labels.tolist(), ids, documents, strict=True):
             self._by_label[label] = (id_, Document(text=doc.text, metadata=dict(doc.metadata)))
             self._label_of[id_] = label
 
@@ -87,7 +87,7 @@ class FAISSVectorStore(VectorStore):
         scores, labels = self._index.search(vector[None, :], k)
         keep = set(allowed) if allowed is not None else None
         hits = []
-        for score, label in zip(scores[0].tolist(), labels[0].tolist()):
+        for score, label in zip(scores[0].tolist(), labels[0].tolist(), strict=True):
             if label < 0 or (keep is not None and label not in keep):
                 continue
             id_, doc = self._by_label[label]
@@ -149,7 +149,7 @@ class FAISSVectorStore(VectorStore):
             raw = numpy.frombuffer((folder / "index.faiss").read_bytes(), dtype=numpy.uint8)
             store._index = store._faiss.deserialize_index(raw)
         store._next = int(extra.get("next", 0))
-        for label, id_, doc in zip(extra.get("labels", []), ids, docs):
+        for label, id_, doc in zip(extra.get("labels", []), ids, docs, strict=True):
             store._by_label[label] = (id_, doc)
             store._label_of[id_] = label
         return store

@@ -80,7 +80,7 @@ class InMemoryVectorStore(VectorStore):
         return len(self._ids)
 
     def _documents(self) -> Iterator[tuple[str, Document]]:
-        return iter(list(zip(self._ids, self._docs)))
+        return iter(list(zip(self._ids, self._docs, strict=True)))
 
     def save(self, path: str | Path) -> None:
         """Write the store to the folder ``path`` (documents.json + vectors.npy, each atomically)."""

@@ -87,7 +87,7 @@ class PgVectorStore(VectorStore):
             self._on_dimension(self.dimension or vectors.shape[1])
         rows = [
             (id_, doc.text, json.dumps(doc.metadata, ensure_ascii=False), vec)
-            for id_, doc, vec in zip(ids, documents, vectors)
+            for id_, doc, vec in zip(ids, documents, vectors, strict=True)
         ]
         with self._conn.transaction(), self._conn.cursor() as cur:
             cur.executemany(

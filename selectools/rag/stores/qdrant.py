@@ -84,7 +84,7 @@ class QdrantVectorStore(VectorStore):
                 vector=vec.tolist(),
                 payload={"text": doc.text, "metadata": doc.metadata, "seq": next(self._seq)},
             )
-            for id_, doc, vec in zip(ids, documents, vectors)
+            for id_, doc, vec in zip(ids, documents, vectors, strict=True)
         ]
         self.client.upsert(self.collection_name, points=points, wait=True)
 

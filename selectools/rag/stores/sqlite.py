@@ -71,7 +71,7 @@ class SQLiteVectorStore(VectorStore):
     def _add(self, ids: list[str], documents: list[Document], vectors: numpy.ndarray) -> None:
         rows = [
             (id_, doc.text, json.dumps(doc.metadata, ensure_ascii=False), vec.tobytes())
-            for id_, doc, vec in zip(ids, documents, vectors)
+            for id_, doc, vec in zip(ids, documents, vectors, strict=True)
         ]
         with self._conn:  # one transaction: all rows or none
             self._conn.executemany(
@@ -121,7 +121,7 @@ class SQLiteVectorStore(VectorStore):
 
     def _documents(self) -> Iterator[tuple[str, Document]]:
         ids, docs, _ = self._load()
-        return iter(list(zip(ids, docs)))
+        return iter(list(zip(ids, docs, strict=True)))
 
     def close(self) -> None:
         self._conn.close()
