@@ -63,7 +63,9 @@ def _qdrant_reopen(store: Any, folder: Path, embedder: Any) -> Any:
 
 ENGINES = {
     "memory": Engine(lambda f, e: VectorStore.create("memory", e), _memory_reopen),
-    "sqlite": Engine(lambda f, e: VectorStore.create("sqlite", e, db_path=f / "v.db"), _sqlite_reopen),
+    "sqlite": Engine(
+        lambda f, e: VectorStore.create("sqlite", e, db_path=f / "v.db"), _sqlite_reopen
+    ),
     "faiss": Engine(lambda f, e: VectorStore.create("faiss", e), _faiss_reopen),
     "qdrant": Engine(_qdrant_open, _qdrant_reopen),
     "pgvector": Engine(None, None),  # type: ignore[arg-type]  # filled by the fixture (needs the server)
@@ -88,10 +90,20 @@ def engine(request: pytest.FixtureRequest) -> Engine:
 
 
 DOCS = [
-    Document("python is a programming language for data work", {"source": "py.md", "lang": "python", "n": 1}),
-    Document("java is a verbose programming language", {"source": "java.md", "lang": "java", "n": 2}),
-    Document("cats sleep most of the day in the sun", {"source": "cats.md", "lang": "none", "n": 3}),
-    Document("rust gives memory safety without a garbage collector", {"source": "rust.md", "lang": "rust", "n": 4}),
+    Document(
+        "python is a programming language for data work",
+        {"source": "py.md", "lang": "python", "n": 1},
+    ),
+    Document(
+        "java is a verbose programming language", {"source": "java.md", "lang": "java", "n": 2}
+    ),
+    Document(
+        "cats sleep most of the day in the sun", {"source": "cats.md", "lang": "none", "n": 3}
+    ),
+    Document(
+        "rust gives memory safety without a garbage collector",
+        {"source": "rust.md", "lang": "rust", "n": 4},
+    ),
 ]
 
 
@@ -194,9 +206,13 @@ def test_reopened_store_returns_the_same_results(
 ) -> None:
     ids = store.add_documents(DOCS)
     store.delete([ids[1]])
-    before = store.search("programming language", top_k=3, filter={"lang": ["python", "java", "rust"]})
+    before = store.search(
+        "programming language", top_k=3, filter={"lang": ["python", "java", "rust"]}
+    )
     again = engine.reopen(store, tmp_path, embedder)
-    after = again.search("programming language", top_k=3, filter={"lang": ["python", "java", "rust"]})
+    after = again.search(
+        "programming language", top_k=3, filter={"lang": ["python", "java", "rust"]}
+    )
     assert texts(after) == texts(before)
     assert [r.id for r in after] == [r.id for r in before]
     assert [r.score for r in after] == pytest.approx([r.score for r in before], abs=1e-5)
@@ -205,7 +221,9 @@ def test_reopened_store_returns_the_same_results(
     assert texts(again.search("elephants never forget", top_k=1)) == ["elephants never forget"]
 
 
-def test_a_query_string_needs_an_embedder(engine: Engine, tmp_path: Path, embedder: HashEmbedder) -> None:
+def test_a_query_string_needs_an_embedder(
+    engine: Engine, tmp_path: Path, embedder: HashEmbedder
+) -> None:
     store = engine.open(tmp_path, None)
     store.add_documents(DOCS[:2], embeddings=embedder.embed_texts([d.text for d in DOCS[:2]]))
     with pytest.raises(NoEmbedderError, match="does not have an embedding provider"):
