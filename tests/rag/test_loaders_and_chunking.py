@@ -136,7 +136,7 @@ def test_broken_json_pdf_and_missing_column_are_explained(tmp_path: Path) -> Non
         DocumentLoader.from_file(bad)
     fake_pdf = tmp_path / "fake.pdf"
     fake_pdf.write_text("not a pdf")
-    with pytest.raises(DocumentLoadError, match="fake.pdf: not a readable PDF"):
+    with pytest.raises(DocumentLoadError, match=r"fake\.pdf: not a readable PDF"):
         DocumentLoader.from_file(fake_pdf)
     table = tmp_path / "t.csv"
     table.write_text("a,b\n1,2\n")

@@ -158,7 +158,7 @@ def test_index_existing_documents_reads_the_store() -> None:
 def test_hybrid_needs_an_embedder_and_valid_settings() -> None:
     store = VectorStore.create("memory")
     with pytest.raises(
-        NoEmbedderError, match="Vector store does not have an embedding provider configured."
+        NoEmbedderError, match=r"Vector store does not have an embedding provider configured\."
     ):
         HybridSearcher(store).search("x")
     with pytest.raises(ValueError, match="fusion must be 'rrf' or 'weighted'"):
