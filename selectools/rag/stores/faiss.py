@@ -47,6 +47,11 @@ class FAISSVectorStore(VectorStore):
         if dimension is not None:
             self._on_dimension(dimension)
 
+    @property
+    def faiss_index(self) -> Any:
+        """The underlying FAISS index (e.g. to tune ``faiss.downcast_index(...).hnsw.efSearch``)."""
+        return self._index
+
     def _on_dimension(self, dimension: int) -> None:
         faiss = self._faiss
         inner = faiss.index_factory(dimension, self.index_factory, faiss.METRIC_INNER_PRODUCT)

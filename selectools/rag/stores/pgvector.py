@@ -144,7 +144,8 @@ def _where(filter: dict[str, Any] | None) -> tuple[str, list[Any]]:
     """SQL for a metadata filter: each key's value contained (a list: any of them)."""
     if not filter:
         return "", []
-    clauses, params = [], []
+    clauses: list[str] = []
+    params: list[Any] = []
     for key, value in filter.items():
         options = list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
         clauses.append("(" + " or ".join(["metadata @> %s::jsonb"] * len(options)) + ")")
