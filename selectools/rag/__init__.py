@@ -14,6 +14,7 @@ from .._lazy import lazy_exports
 
 __all__ = [
     "BM25",
+    "BM25Index",
     "CohereReranker",
     "DimensionMismatchError",
     "Document",
@@ -22,6 +23,7 @@ __all__ = [
     "FusionMethod",
     "HybridSearchTool",
     "HybridSearcher",
+    "InMemoryVectorStore",
     "JinaReranker",
     "MissingDependencyError",
     "NoEmbedderError",
@@ -33,6 +35,7 @@ __all__ = [
     "RerankerError",
     "SearchResult",
     "SearchResults",
+    "SemanticSearchTool",
     "TextSplitter",
     "UnknownVectorStoreError",
     "VectorStore",
@@ -53,6 +56,9 @@ _LAZY = {
     "MissingDependencyError": ".errors",
     "UnknownVectorStoreError": ".errors",
     "BM25": ".bm25",
+    "BM25Index": ".bm25",
+    "InMemoryVectorStore": ".stores.memory",
+    "SemanticSearchTool": ".tools",
     "HybridSearcher": ".hybrid",
     "FusionMethod": ".hybrid",
     "Reranker": ".reranker",
@@ -67,7 +73,7 @@ _LAZY = {
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .bm25 import BM25
+    from .bm25 import BM25, BM25Index
     from .chunking import RecursiveTextSplitter, TextSplitter
     from .document import Document, SearchResult, SearchResults
     from .errors import (
@@ -80,5 +86,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from .hybrid import FusionMethod, HybridSearcher
     from .loaders import DocumentLoader
     from .reranker import CohereReranker, JinaReranker, Reranker, RerankerError
-    from .tools import HybridSearchTool, RAGAgent, RAGTool
+    from .stores.memory import InMemoryVectorStore
+    from .tools import HybridSearchTool, RAGAgent, RAGTool, SemanticSearchTool
     from .vector_store import NoEmbedderError, VectorStore

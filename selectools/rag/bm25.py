@@ -21,7 +21,7 @@ from .vector_store import matches_filter
 if TYPE_CHECKING:  # pragma: no cover
     import numpy
 
-__all__ = ["BM25", "STOP_WORDS"]
+__all__ = ["BM25", "STOP_WORDS", "BM25Index"]
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 
@@ -213,3 +213,17 @@ class BM25:
         return (
             f"BM25(k1={self.k1}, b={self.b}, documents={len(self._docs)}, terms={len(self._vocab)})"
         )
+
+
+class BM25Index(BM25):
+    """A ``BM25`` indexed at construction: ``BM25Index(chunks)`` (the MIGRATION guide's spelling)."""
+
+    def __init__(
+        self,
+        documents: Sequence[Document] = (),
+        k1: float = 1.5,
+        b: float = 0.75,
+        remove_stopwords: bool = True,
+    ) -> None:
+        super().__init__(k1=k1, b=b, remove_stopwords=remove_stopwords)
+        self.add_documents(documents)

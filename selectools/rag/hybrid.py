@@ -10,6 +10,8 @@ candidate. Fusion:
   score normalises to 1), then ``w_v * v + w_k * k``.
 
 A ``reranker`` then re-scores the fused list and keeps ``top_k``.
+``bm25_index=`` and ``alpha=`` (the vector share: ``vector_weight=alpha``,
+``keyword_weight=1-alpha``) are the MIGRATION guide's spellings.
 """
 
 from __future__ import annotations
@@ -45,7 +47,19 @@ class HybridSearcher:
         fusion: FusionMethod | str = "rrf",
         rrf_k: int = 60,
         reranker: Reranker | None = None,
+        *,
+        bm25_index: BM25 | None = None,
+        alpha: float | None = None,
     ) -> None:
+        # the MIGRATION guide's spelling: bm25_index= for bm25=, alpha = the vector share
+        if bm25_index is not None:
+            if bm25 is not None:
+                raise ValueError("pass bm25= or bm25_index=, not both")
+            bm25 = bm25_index
+        if alpha is not None:
+            if not 0 <= alpha <= 1:
+                raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
+            vector_weight, keyword_weight = alpha, 1.0 - alpha
         if not isinstance(vector_store, VectorStore):
             raise TypeError(
                 f"vector_store must be a VectorStore, got {type(vector_store).__name__}"

@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..tools import Tool
     from .hybrid import HybridSearcher
 
-__all__ = ["HybridSearchTool", "RAGAgent", "RAGTool", "format_results"]
+__all__ = ["HybridSearchTool", "RAGAgent", "RAGTool", "SemanticSearchTool", "format_results"]
 
 NO_RESULTS = "No relevant documents found in the knowledge base."
 
@@ -127,6 +127,10 @@ class RAGTool(_KnowledgeTool):
 
     def _retrieve(self, query: str, filter: Mapping[str, Any] | None) -> SearchResults:
         return self.vector_store.search(query, top_k=self.top_k, filter=filter)
+
+
+#: Another name for ``RAGTool`` (vector-only semantic search) used in older docs.
+SemanticSearchTool = RAGTool
 
 
 class HybridSearchTool(_KnowledgeTool):

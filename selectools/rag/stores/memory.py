@@ -29,8 +29,16 @@ class InMemoryVectorStore(VectorStore):
     kind = "memory"
 
     def __init__(
-        self, embedder: EmbeddingProvider | None = None, dimension: int | None = None
+        self,
+        embedder: EmbeddingProvider | None = None,
+        dimension: int | None = None,
+        *,
+        embeddings: EmbeddingProvider | None = None,
     ) -> None:
+        if embeddings is not None:  # the MIGRATION guide's spelling of embedder=
+            if embedder is not None:
+                raise ValueError("pass embedder= or embeddings=, not both")
+            embedder = embeddings
         super().__init__(embedder, dimension)
         self._ids: list[str] = []
         self._docs: list[Document] = []
