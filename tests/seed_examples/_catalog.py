@@ -74,6 +74,7 @@ KINDS = ("runs", "fragment", "needs_key", "later")
 LANDED = frozenset(
     {
         "cache",
+        "rag",
         "memory",
         "sessions",
         "structured",

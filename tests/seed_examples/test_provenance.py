@@ -47,6 +47,11 @@ PAGES = {  # pages of the doc set whose python blocks the catalogue must account
     "docs/modules/KNOWLEDGE_GRAPH.md",
     "docs/modules/KNOWLEDGE.md",
     "docs/modules/MCP.md",
+    "docs/modules/RAG.md",
+    "docs/modules/HYBRID_SEARCH.md",
+    "docs/modules/FAISS.md",
+    "docs/modules/QDRANT.md",
+    "docs/modules/PGVECTOR.md",
 }
 
 pytestmark = pytest.mark.skipif(
