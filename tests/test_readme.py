@@ -50,6 +50,7 @@ def test_readme_examples_run(monkeypatch, tmp_path):
     )
     assert "Guardrail 'topic' blocked: Denied topics detected: politics\n" in printed
     assert "['run_start', 'guardrail', 'llm_end']\n" in printed
+    assert "shipping.txt (chunk 0)\n" in printed  # the offline model retrieved by meaning
     assert (
         "[Known Entities]\n- Alice (person): role=engineer\n\n"
         "[Known Relationships]\n- Alice works_at Acme (0.90)\n\n"
