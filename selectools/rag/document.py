@@ -97,4 +97,11 @@ class SearchResults(list[SearchResult]):
         return search_results_html(self, self.query)
 
     def __repr__(self) -> str:
-        return f"SearchResults({list.__repr__(self)})"
+        head = f"SearchResults: {len(self)} hit{'s' if len(self) != 1 else ''}"
+        if self.query is not None:
+            head += f" for {self.query!r}"
+        lines = [
+            f"  {rank}. {hit.score:.4f}  {hit.citation}  {hit.document.text[:60]!r}"
+            for rank, hit in enumerate(self, 1)
+        ]
+        return "\n".join([head, *lines])
