@@ -36,11 +36,11 @@ _KINDS = {
     "faiss": (".stores.faiss", "FAISSVectorStore"),
     "qdrant": (".stores.qdrant", "QdrantVectorStore"),
     "pgvector": (".stores.pgvector", "PgVectorStore"),
+    "pinecone": (".stores.pinecone", "PineconeVectorStore"),
 }
 #: Stores the docs name that this version does not ship (the error says so).
 _NOT_SHIPPED = {
     "chroma": "the Chroma store is not part of this version; use 'sqlite', 'faiss' or 'qdrant' for a local persistent store",
-    "pinecone": "the Pinecone store is not part of this version; use 'qdrant' (server or cloud) or 'pgvector'",
 }
 
 
@@ -95,7 +95,7 @@ class VectorStore(ABC):
     # -- factory ---------------------------------------------------------
     @staticmethod
     def create(kind: str, embedder: EmbeddingProvider | None = None, **kwargs: Any) -> VectorStore:
-        """A store by name: ``"memory"``, ``"sqlite"`` (``db_path=``), ``"faiss"``, ``"qdrant"``, ``"pgvector"``."""
+        """A store by name: ``"memory"``, ``"sqlite"`` (``db_path=``), ``"faiss"``, ``"qdrant"``, ``"pgvector"``, ``"pinecone"``."""
         import importlib
 
         key = kind.lower() if isinstance(kind, str) else kind

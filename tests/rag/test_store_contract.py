@@ -1,7 +1,8 @@
 """One contract every vector store keeps, run against each real engine.
 
-numpy (in memory), SQLite, FAISS, Qdrant (the real client in local mode) and
-pgvector on a real PostgreSQL (the session's ``postgres_uri``). "Reopen" means
+numpy (in memory), SQLite, FAISS, Qdrant (the real client in local mode),
+pgvector on a real PostgreSQL (the session's ``postgres_uri``) and Pinecone
+(over HTTP, against a local fake of its API: tests/rag/pinecone_fake.py). "Reopen" means
 a new store object over the same persisted data: a saved folder, the same
 SQLite file, the same Qdrant path, the same Postgres table.
 """
@@ -9,7 +10,7 @@ SQLite file, the same Qdrant path, the same Postgres table.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,9 +23,12 @@ from selectools.rag.stores import (
     FAISSVectorStore,
     InMemoryVectorStore,
     PgVectorStore,
+    PineconeVectorStore,
     QdrantVectorStore,
     SQLiteVectorStore,
 )
+
+from .pinecone_fake import API_KEY, fake_pinecone
 
 _tables = itertools.count()
 
@@ -69,13 +73,40 @@ ENGINES = {
     "faiss": Engine(lambda f, e: VectorStore.create("faiss", e), _faiss_reopen),
     "qdrant": Engine(_qdrant_open, _qdrant_reopen),
     "pgvector": Engine(None, None),  # type: ignore[arg-type]  # filled by the fixture (needs the server)
+    "pinecone": Engine(None, None),  # type: ignore[arg-type]  # filled by the fixture (needs the fake)
 }
 
 
 @pytest.fixture(params=sorted(ENGINES))
-def engine(request: pytest.FixtureRequest) -> Engine:
+def engine(request: pytest.FixtureRequest) -> Iterator[Engine]:
+    if request.param == "pinecone":
+        with fake_pinecone(dimension=64) as fake:
+
+            def open_pc(folder: Path, embedder: Any) -> Any:
+                return VectorStore.create(
+                    "pinecone",
+                    embedder,
+                    index_name="docs",
+                    api_key=API_KEY,
+                    control_url=fake.url,
+                    namespace="contract",
+                )
+
+            def reopen_pc(store: Any, folder: Path, embedder: Any) -> Any:
+                store.close()
+                return PineconeVectorStore(
+                    embedder=embedder,
+                    index_name="docs",
+                    api_key=API_KEY,
+                    host=fake.url,
+                    namespace="contract",
+                )
+
+            yield Engine(open_pc, reopen_pc)
+        return
     if request.param != "pgvector":
-        return ENGINES[request.param]
+        yield ENGINES[request.param]
+        return
     uri = request.getfixturevalue("postgres_uri")
     table = f"contract_{next(_tables)}"
 
@@ -86,7 +117,7 @@ def engine(request: pytest.FixtureRequest) -> Engine:
         store.close()
         return PgVectorStore(embedder=embedder, connection_string=uri, table_name=table)
 
-    return Engine(open_pg, reopen_pg)
+    yield Engine(open_pg, reopen_pg)
 
 
 DOCS = [

@@ -1,4 +1,4 @@
-"""Vector stores over real engines: numpy, SQLite, FAISS, Qdrant and pgvector.
+"""Vector stores over real engines: numpy, SQLite, FAISS, Qdrant, pgvector and Pinecone (HTTP).
 
 Each store's engine loads only when the store is used; a missing optional
 package raises :class:`~selectools.rag.errors.MissingDependencyError` naming
@@ -15,6 +15,7 @@ __all__ = [
     "FAISSVectorStore",
     "InMemoryVectorStore",
     "PgVectorStore",
+    "PineconeVectorStore",
     "QdrantVectorStore",
     "SQLiteVectorStore",
 ]
@@ -25,6 +26,7 @@ _LAZY = {
     "FAISSVectorStore": ".faiss",
     "QdrantVectorStore": ".qdrant",
     "PgVectorStore": ".pgvector",
+    "PineconeVectorStore": ".pinecone",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
@@ -33,5 +35,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from .faiss import FAISSVectorStore
     from .memory import InMemoryVectorStore
     from .pgvector import PgVectorStore
+    from .pinecone import PineconeVectorStore
     from .qdrant import QdrantVectorStore
     from .sqlite import SQLiteVectorStore
