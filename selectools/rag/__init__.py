@@ -35,6 +35,7 @@ __all__ = [
     "RerankerError",
     "SearchResult",
     "SearchResults",
+    "SemanticChunker",
     "SemanticSearchTool",
     "TextSplitter",
     "UnknownVectorStoreError",
@@ -48,6 +49,7 @@ _LAZY = {
     "DocumentLoader": ".loaders",
     "TextSplitter": ".chunking",
     "RecursiveTextSplitter": ".chunking",
+    "SemanticChunker": ".chunking",
     "VectorStore": ".vector_store",
     "NoEmbedderError": ".vector_store",
     "RAGError": ".errors",
@@ -74,7 +76,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .bm25 import BM25, BM25Index
-    from .chunking import RecursiveTextSplitter, TextSplitter
+    from .chunking import RecursiveTextSplitter, SemanticChunker, TextSplitter
     from .document import Document, SearchResult, SearchResults
     from .errors import (
         DimensionMismatchError,

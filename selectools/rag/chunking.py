@@ -5,16 +5,19 @@
 that fit in ``chunk_overlap``, so context carries across a boundary. A piece
 longer than ``chunk_size`` with no separator left is cut by characters.
 ``split_documents`` keeps each document's metadata and adds ``chunk`` (index)
-and ``total_chunks``.
+and ``total_chunks``. ``SemanticChunker`` splits at topic changes instead
+(neighbouring sentences whose embeddings stop being similar).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from typing import Any
 
 from .document import Document
 
-__all__ = ["RecursiveTextSplitter", "TextSplitter"]
+__all__ = ["RecursiveTextSplitter", "SemanticChunker", "TextSplitter"]
 
 
 class _Splitter:
@@ -125,3 +128,54 @@ class RecursiveTextSplitter(_Splitter):
                     pieces.append(piece)
             return self._merge(pieces, separator)
         return self._cut(text)
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n{2,}")
+
+
+class SemanticChunker(_Splitter):
+    """Split where the topic changes: sentences are embedded and a chunk ends where
+    the similarity of neighbouring sentences drops below ``similarity_threshold``.
+
+    A chunk also ends before it would exceed ``chunk_size`` characters (a single
+    longer sentence is cut by characters). Use it with a real embedder (e.g.
+    :class:`~selectools.embeddings.E5EmbeddingProvider`); ``split_documents``
+    carries metadata like the other splitters.
+    """
+
+    def __init__(
+        self, embedder: Any, similarity_threshold: float = 0.8, chunk_size: int = 1000
+    ) -> None:
+        super().__init__(chunk_size, 0)
+        if not -1.0 <= similarity_threshold <= 1.0:
+            raise ValueError(
+                f"similarity_threshold must be between -1 and 1, got {similarity_threshold}"
+            )
+        self.embedder = embedder
+        self.similarity_threshold = similarity_threshold
+
+    def split_text(self, text: str) -> list[str]:
+        import numpy
+
+        sentences: list[str] = []
+        for piece in _SENTENCE_END.split(text):
+            piece = piece.strip()
+            if piece:
+                sentences.extend(self._cut(piece) if len(piece) > self.chunk_size else [piece])
+        if len(sentences) <= 1:
+            return sentences
+        vectors = numpy.asarray(self.embedder.embed_texts(sentences), dtype=numpy.float32)
+        norms = numpy.linalg.norm(vectors, axis=1, keepdims=True)
+        unit = vectors / numpy.where(norms == 0, 1.0, norms)
+        similar = (unit[:-1] * unit[1:]).sum(axis=1)
+        chunks: list[str] = []
+        current = [sentences[0]]
+        for sentence, score in zip(sentences[1:], similar.tolist(), strict=True):
+            size = sum(len(s) + 1 for s in current) + len(sentence)
+            if score < self.similarity_threshold or size > self.chunk_size:
+                chunks.append(" ".join(current))
+                current = [sentence]
+            else:
+                current.append(sentence)
+        chunks.append(" ".join(current))
+        return chunks

@@ -202,3 +202,24 @@ def test_results_view_and_dataframe() -> None:
         in store_view
     )
     assert "Installation is simple" in store_view
+
+
+def test_semantic_chunker_splits_where_the_topic_changes(e5: E5EmbeddingProvider) -> None:
+    from selectools.rag import SemanticChunker
+
+    text = (
+        "Cats are small furry pets. Cats like to sleep on sofas. Kittens play with yarn. "
+        "The stock market fell today. Investors sold shares of banks. Interest rates rose again."
+    )
+    chunker = SemanticChunker(e5, similarity_threshold=0.8)
+    assert chunker.split_text(text) == [
+        "Cats are small furry pets. Cats like to sleep on sofas. Kittens play with yarn.",
+        "The stock market fell today. Investors sold shares of banks. Interest rates rose again.",
+    ]
+    docs = chunker.split_documents([Document(text, {"source": "mixed.txt"})])
+    assert [d.metadata for d in docs] == [
+        {"source": "mixed.txt", "chunk": 0, "total_chunks": 2},
+        {"source": "mixed.txt", "chunk": 1, "total_chunks": 2},
+    ]
+    small = SemanticChunker(e5, similarity_threshold=-1.0, chunk_size=60)  # size alone decides
+    assert all(len(c) <= 60 for c in small.split_text(text))
