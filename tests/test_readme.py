@@ -58,6 +58,7 @@ def test_readme_examples_run(monkeypatch, tmp_path):
     assert "['run_start', 'guardrail', 'llm_end']\n" in printed
     assert "50% {'output': 1}\nFalse\n" in printed  # the evals section
     assert (tmp_path / "results.xml").read_text().startswith("<?xml")
+    assert "shipping.txt (chunk 0)\n" in printed  # the offline model retrieved by meaning
     assert (
         "[Known Entities]\n- Alice (person): role=engineer\n\n"
         "[Known Relationships]\n- Alice works_at Acme (0.90)\n\n"

@@ -75,6 +75,7 @@ LANDED = frozenset(
     {
         "cache",
         "evals",
+        "rag",
         "memory",
         "sessions",
         "structured",

@@ -52,6 +52,11 @@ PAGES = {  # pages of the doc set whose python blocks the catalogue must account
     "docs/modules/ORCHESTRATION.md",
     "docs/modules/SUPERVISOR.md",
     "docs/modules/PATTERNS.md",
+    "docs/modules/RAG.md",
+    "docs/modules/HYBRID_SEARCH.md",
+    "docs/modules/FAISS.md",
+    "docs/modules/QDRANT.md",
+    "docs/modules/PGVECTOR.md",
 }
 
 pytestmark = pytest.mark.skipif(

@@ -1,0 +1,107 @@
+"""``Document`` (text + metadata) and ``SearchResult`` (a document and its score).
+
+``SearchResults`` is the list every search returns: a plain ``list`` of
+``SearchResult`` that also renders as a ranked table in a notebook and turns
+into a pandas DataFrame on request (pandas is imported only then).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas
+
+__all__ = ["Document", "SearchResult", "SearchResults", "citation"]
+
+
+@dataclass
+class Document:
+    """A piece of text and where it came from (``metadata``: source, page, chunk...)."""
+
+    text: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    embedding: list[float] | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str):
+            raise TypeError(f"Document.text must be a str, got {type(self.text).__name__}")
+        if self.metadata is None:
+            self.metadata = {}
+        elif not isinstance(self.metadata, dict):
+            raise TypeError(f"Document.metadata must be a dict, got {type(self.metadata).__name__}")
+
+
+def citation(metadata: dict[str, Any]) -> str:
+    """``"guide.md (page 2, chunk 3)"``: the source and where in it, for answers and displays."""
+    source = str(metadata.get("source") or metadata.get("filename") or "unknown")
+    parts = []
+    if metadata.get("page") is not None:
+        parts.append(f"page {metadata['page']}")
+    if metadata.get("chunk") is not None:
+        parts.append(f"chunk {metadata['chunk']}")
+    return f"{source} ({', '.join(parts)})" if parts else source
+
+
+@dataclass
+class SearchResult:
+    """One hit: the ``document``, its ``score`` (higher is better) and its store ``id``."""
+
+    document: Document
+    score: float
+    id: str | None = None
+
+    @property
+    def citation(self) -> str:
+        return citation(self.document.metadata)
+
+
+class SearchResults(list[SearchResult]):
+    """The ranked hits of one search (a list), with a notebook view and ``to_dataframe()``."""
+
+    def __init__(self, results: Any = (), query: str | None = None) -> None:
+        super().__init__(results)
+        self.query = query
+
+    def to_dataframe(self) -> pandas.DataFrame:
+        """One row a hit: rank, score, source, citation, text, id and the metadata columns."""
+        try:
+            import pandas
+        except ImportError as exc:
+            raise ModuleNotFoundError(
+                "to_dataframe() needs pandas: pip install 'selectools[notebook]'"
+            ) from exc
+
+        rows = []
+        for rank, result in enumerate(self, 1):
+            meta = result.document.metadata
+            row: dict[str, Any] = {
+                "rank": rank,
+                "score": result.score,
+                "source": meta.get("source"),
+                "citation": result.citation,
+                "text": result.document.text,
+                "id": result.id,
+            }
+            for key, value in meta.items():
+                row.setdefault(key, value)
+            rows.append(row)
+        if not rows:
+            return pandas.DataFrame(columns=["rank", "score", "source", "citation", "text", "id"])
+        return pandas.DataFrame(rows)
+
+    def _repr_html_(self) -> str:
+        from .._view.rag import search_results_html
+
+        return search_results_html(self, self.query)
+
+    def __repr__(self) -> str:
+        head = f"SearchResults: {len(self)} hit{'s' if len(self) != 1 else ''}"
+        if self.query is not None:
+            head += f" for {self.query!r}"
+        lines = [
+            f"  {rank}. {hit.score:.4f}  {hit.citation}  {hit.document.text[:60]!r}"
+            for rank, hit in enumerate(self, 1)
+        ]
+        return "\n".join([head, *lines])

@@ -1,0 +1,71 @@
+"""The errors RAG raises: each says what was wrong and what to do about it."""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from ..exceptions import SelectoolsError
+
+__all__ = [
+    "DimensionMismatchError",
+    "DocumentLoadError",
+    "MissingDependencyError",
+    "RAGError",
+    "UnknownVectorStoreError",
+    "require_extra",
+]
+
+
+class RAGError(SelectoolsError):
+    """Base class of the RAG errors."""
+
+
+class DimensionMismatchError(RAGError, ValueError):
+    """An embedding whose length differs from the store's vectors."""
+
+    def __init__(self, expected: int, got: int, where: str) -> None:
+        self.expected = expected
+        self.got = got
+        super().__init__(
+            f"{where}: embedding has {got} dimensions but the store holds {expected}-dimensional "
+            "vectors; use the same embedder for adding and searching (or a new store)"
+        )
+
+
+class UnknownVectorStoreError(RAGError, ValueError):
+    """``VectorStore.create`` got a name it does not know."""
+
+    def __init__(self, kind: str, known: list[str]) -> None:
+        self.kind = kind
+        self.known = known
+        super().__init__(f"unknown vector store {kind!r}; choose one of: {', '.join(known)}")
+
+    def with_reason(self, reason: str) -> UnknownVectorStoreError:
+        """The same error with ``reason`` put before the list of known stores."""
+        self.args = (f"vector store {self.kind!r}: {reason} (available: {', '.join(self.known)})",)
+        return self
+
+
+class DocumentLoadError(RAGError, OSError):
+    """A file could not be read or parsed: ``path`` says which, ``reason`` why."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"cannot load {path}: {reason}")
+
+
+class MissingDependencyError(RAGError, ImportError):
+    """An optional package is not installed; the message names the extra to install."""
+
+
+def require_extra(module: str, extra: str, feature: str) -> ModuleType:
+    """Import ``module`` or raise :class:`MissingDependencyError` naming ``extra``."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise MissingDependencyError(
+            f"{feature} needs the '{module.split('.')[0]}' package, which is not installed. "
+            f"Install it with: pip install 'selectools[{extra}]'"
+        ) from exc

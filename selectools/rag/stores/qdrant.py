@@ -1,0 +1,170 @@
+"""``QdrantVectorStore``: a Qdrant collection through the official ``qdrant-client``.
+
+Give it a server ``url`` (and ``api_key`` for Qdrant Cloud), a ready
+``client`` (``QdrantClient(":memory:")`` or ``QdrantClient(path=...)`` run the
+real client in local mode, no server), or ``location``/``path`` in
+``qdrant_kwargs``. The collection is created (cosine distance) on the first
+add. Metadata is stored as payload under ``metadata``, so filters run in Qdrant.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from ..document import Document, SearchResult
+from ..errors import require_extra
+from ..vector_store import VectorStore
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy
+
+    from ...embeddings.provider import EmbeddingProvider
+
+__all__ = ["QdrantVectorStore"]
+
+
+class QdrantVectorStore(VectorStore):
+    """Cosine search in a Qdrant collection (``pip install 'selectools[rag]'``)."""
+
+    kind = "qdrant"
+
+    def __init__(
+        self,
+        embedder: EmbeddingProvider | None = None,
+        collection_name: str = "selectools",
+        url: str | None = "http://localhost:6333",
+        api_key: str | None = None,
+        prefer_grpc: bool = True,
+        *,
+        client: Any = None,
+        dimension: int | None = None,
+        **qdrant_kwargs: Any,
+    ) -> None:
+        qdrant_client = require_extra("qdrant_client", "rag", "QdrantVectorStore")
+        self._models = qdrant_client.models
+        super().__init__(embedder, dimension)
+        self.collection_name = collection_name
+        if client is None:
+            if "location" in qdrant_kwargs or "path" in qdrant_kwargs:
+                client = qdrant_client.QdrantClient(**qdrant_kwargs)
+            else:
+                client = qdrant_client.QdrantClient(
+                    url=url, api_key=api_key, prefer_grpc=prefer_grpc, **qdrant_kwargs
+                )
+        self.client = client
+        self._seq = itertools.count()
+        if self.client.collection_exists(collection_name):
+            info = self.client.get_collection(collection_name)
+            size = info.config.params.vectors.size
+            if dimension is not None and dimension != size:
+                from ..errors import DimensionMismatchError
+
+                raise DimensionMismatchError(
+                    size, dimension, f"QdrantVectorStore({collection_name!r})"
+                )
+            self.dimension = int(size)
+            self._seq = itertools.count(self._count())
+
+    def _ensure_collection(self) -> None:
+        if not self.client.collection_exists(self.collection_name):
+            self.client.create_collection(
+                self.collection_name,
+                vectors_config=self._models.VectorParams(
+                    size=self.dimension, distance=self._models.Distance.COSINE
+                ),
+            )
+
+    def _add(self, ids: list[str], documents: list[Document], vectors: numpy.ndarray) -> None:
+        self._ensure_collection()
+        points = [
+            self._models.PointStruct(
+                id=id_,
+                vector=vec.tolist(),
+                payload={"text": doc.text, "metadata": doc.metadata, "seq": next(self._seq)},
+            )
+            for id_, doc, vec in zip(ids, documents, vectors, strict=True)
+        ]
+        self.client.upsert(self.collection_name, points=points, wait=True)
+
+    def _filter(self, filter: dict[str, Any] | None) -> Any:
+        if not filter:
+            return None
+        m = self._models
+        conditions = []
+        for key, value in filter.items():
+            if isinstance(value, (list, tuple, set, frozenset)):
+                match: Any = m.MatchAny(any=list(value))
+            else:
+                match = m.MatchValue(value=value)
+            conditions.append(m.FieldCondition(key=f"metadata.{key}", match=match))
+        return m.Filter(must=conditions)
+
+    def _search(
+        self, vector: numpy.ndarray, top_k: int, filter: dict[str, Any] | None
+    ) -> list[SearchResult]:
+        if not self.client.collection_exists(self.collection_name):
+            return []
+        response = self.client.query_points(
+            self.collection_name,
+            query=vector.tolist(),
+            limit=top_k,
+            query_filter=self._filter(filter),
+            with_payload=True,
+        )
+        return [
+            SearchResult(
+                document=Document(text=p.payload["text"], metadata=p.payload.get("metadata") or {}),
+                score=float(p.score),
+                id=str(p.id),
+            )
+            for p in response.points
+        ]
+
+    def _delete(self, ids: list[str]) -> None:
+        if ids and self.client.collection_exists(self.collection_name):
+            self.client.delete(
+                self.collection_name,
+                points_selector=self._models.PointIdsList(points=ids),
+                wait=True,
+            )
+
+    def _clear(self) -> None:
+        if self.client.collection_exists(self.collection_name):
+            self.client.delete_collection(self.collection_name)
+
+    def _count(self) -> int:
+        if not self.client.collection_exists(self.collection_name):
+            return 0
+        return int(self.client.count(self.collection_name, exact=True).count)
+
+    def _documents(self) -> Iterator[tuple[str, Document]]:
+        if not self.client.collection_exists(self.collection_name):
+            return iter([])
+        points: list[Any] = []
+        offset = None
+        while True:
+            batch, offset = self.client.scroll(
+                self.collection_name,
+                limit=1000,
+                offset=offset,
+                with_payload=True,
+                with_vectors=False,
+            )
+            points.extend(batch)
+            if offset is None:
+                break
+        points.sort(key=lambda p: p.payload.get("seq", 0))
+        return iter(
+            [
+                (
+                    str(p.id),
+                    Document(text=p.payload["text"], metadata=p.payload.get("metadata") or {}),
+                )
+                for p in points
+            ]
+        )
+
+    def close(self) -> None:
+        self.client.close()
