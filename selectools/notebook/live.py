@@ -128,8 +128,22 @@ def output_metadata(result: AgentResult, model: str, provider: str) -> dict[str,
             "trace_id": trace.run_id if trace is not None else None,
             "stop_reason": result.stop_reason,
             "iterations": result.iterations,
+            "approvals": _decisions(trace),
         }
     }
+
+
+def _decisions(trace: Any) -> list[dict[str, Any]]:
+    """Every policy / approval decision of the run (tool, decision, source, by, reason)."""
+    if trace is None:
+        return []
+    from ..trace import StepType
+
+    return [
+        {"tool": step.tool_name, "call_id": step.call_id, **step.data}
+        for step in trace.steps
+        if step.type == StepType.POLICY_DECISION
+    ]
 
 
 def _answer_bundle(result: AgentResult, output_format: str) -> tuple[dict[str, Any] | None, str]:

@@ -29,6 +29,7 @@ from ..exceptions import SelectoolsError
 from . import _frontend
 from ._magic_options import AGENT_OPTIONS, TOOL_OPTIONS
 from ._options import Option, parse_line
+from .approvals import APPROVAL_RULES, notebook_approver
 from .errors import NotebookUsageError
 from .providers import PROVIDERS, provider_variables
 from .state import NotebookState
@@ -81,6 +82,8 @@ class SelectoolsMagics(Magics):
         %selectools provider=openai model=gpt-4o-mini   set defaults for %%agent
         %selectools provider=auto                       a provider whose key is set, else offline
         %selectools display=text                        print plain text (auto, live or text)
+        %selectools approval=deny approval.read=allow   tool calls needing review: ask (a card),
+                                                        allow or deny; per tool with approval.NAME
         %selectools mcp NAME -- COMMAND ARGS...         attach a stdio MCP server: its tools
                                                         join the notebook's tools (--url URL for
                                                         streamable HTTP, --detach to stop it)
@@ -122,8 +125,17 @@ class SelectoolsMagics(Magics):
 
     def _apply_settings(self, line: str) -> None:
         changes: dict[str, str | None] = {}
+        rules: list[tuple[str, str | None]] = []
         for item in line.split():
             key, sep, value = item.partition("=")
+            if sep and (key == "approval" or key.startswith("approval.")):
+                rules.append((value, key.partition(".")[2] or None))
+                if value not in APPROVAL_RULES:
+                    raise NotebookUsageError(
+                        f"%selectools: {key} must be one of {', '.join(APPROVAL_RULES)}, "
+                        f"got '{value}'"
+                    )
+                continue
             if not sep:
                 raise NotebookUsageError(
                     f"%selectools: expected key=value, got '{item}' (keys: {', '.join(_SETTINGS)})"
@@ -137,6 +149,8 @@ class SelectoolsMagics(Magics):
             changes[key] = self._check_setting(key, value)
         for key, setting in changes.items():
             setattr(self.state, key, setting)
+        for rule, tool in rules:
+            notebook_approver().set_rule(rule, tool)
 
     def _check_setting(self, key: str, value: str) -> str | None:
         if key == "model":
@@ -206,6 +220,7 @@ class SelectoolsMagics(Magics):
         Options:
         """
         from .agent_cell import cell_guardrails, prepare_run
+        from .approvals import cell_approvals
         from .live import run_live
 
         magic = "%agent" if cell is None else "%%agent"
@@ -223,7 +238,9 @@ class SelectoolsMagics(Magics):
                 prompt = cell
             request = prepare_run(magic, parsed, prompt, self.state, self._namespace)
             try:
-                with cell_guardrails(request.agent, request.guardrails):
+                with cell_guardrails(request.agent, request.guardrails), cell_approvals(
+                    request.agent
+                ):
                     result = run_live(
                         request.agent,
                         request.prompt,
