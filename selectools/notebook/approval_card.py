@@ -50,7 +50,7 @@ def record_line(request: ApprovalRequest) -> str:
     return f"{verb} {request.preview}{edited} — by {decision.by or 'unknown'} at {when}{why}"
 
 
-class ApprovalCard(anywidget.AnyWidget):  # type: ignore[misc]
+class ApprovalCard(anywidget.AnyWidget):
     """One tool call waiting for review; ``repr`` and the static HTML show its current state."""
 
     _esm = widget_asset("approval_card.js")

@@ -11,12 +11,16 @@ for ``ask`` an :class:`~.approval_card.ApprovalCard`.
 The three ways a cell runs an agent:
 
 1. **blocking** (``agent.run``, ``%%agent``): the cell's thread waits in
-   synchronous code, so the kernel would not read the card's messages until the
-   cell ends. :meth:`NotebookApprover.wait_for` (called by the agent while it
-   waits) processes the kernel's pending UI events itself with ``jupyter-ui-poll``:
+   synchronous code, so the kernel's main loop would not read the card's messages
+   until the cell ends. On ipykernel ≥ 7 with subshells, the card's comm routes
+   its messages to a kernel subshell (a thread of its own, created once), so they
+   are handled while the main thread waits. On kernels without subshells (6.x),
+   :meth:`NotebookApprover.wait_for` (called by the agent while it waits) processes
+   the kernel's pending UI events itself, the ``jupyter-ui-poll`` technique:
    comm messages are handled, other cells' execute requests are held and replayed
-   when this cell ends. Limits: it only runs on the kernel's main thread, cannot
-   nest, and widget messages are handled in ~20 ms ticks.
+   when this cell ends. Limits: that only runs on the kernel's main thread, cannot
+   nest, and handles messages in ~20 ms ticks; elsewhere the wait is bounded by
+   ``approval_timeout`` and cards can only be answered once the cell ends.
 2. **await** (``await agent.arun(...)``): ipykernel ≥ 7 handles comm messages while
    a cell awaits; nothing extra is needed (older kernels: run it blocking).
 3. **background** (a run in another thread): the kernel is idle, messages arrive
@@ -141,6 +145,8 @@ class NotebookApprover:
         except ImportError:  # anywidget is not installed: no cards, the rules still apply
             return None
         card = ApprovalCard(request, self)
+        if pending:
+            _route_to_subshell(shell.kernel, card)
         with self._lock:
             self.cards.append(card)
         from IPython.display import display
@@ -180,9 +186,46 @@ def _kernel_shell() -> Any:
     return shell if getattr(shell, "kernel", None) is not None else None
 
 
+_SUBSHELL: list[str] = []
+
+
+def _route_to_subshell(kernel: Any, card: ApprovalCard) -> bool:
+    """Have the kernel handle ``card``'s messages on a subshell thread (ipykernel ≥ 7).
+
+    The main thread may be blocked in the cell's synchronous code; a subshell
+    has its own thread and loop. Returns False on kernels without subshells.
+    """
+    channel = getattr(kernel, "shell_channel_thread", None)
+    comm = getattr(card, "comm", None)
+    if channel is None or comm is None or not hasattr(comm, "_reply_subshell_for"):
+        return False
+    if not getattr(kernel, "_supports_kernel_subshells", False):
+        return False
+    if not _SUBSHELL:
+        from concurrent.futures import Future
+
+        made: Future[str] = Future()
+
+        def create() -> None:
+            try:
+                made.set_result(channel.manager._create_subshell())
+            except BaseException as exc:  # reported through the future
+                made.set_exception(exc)
+
+        channel.io_loop.add_callback(create)
+        try:
+            _SUBSHELL.append(made.result(timeout=10))
+        except Exception:
+            return False
+    subshell = _SUBSHELL[0]
+    comm._reply_subshell_for = lambda _data, _default: subshell
+    return True
+
+
 def _ui_poll() -> Any:
-    """jupyter-ui-poll's ``ui_events`` when running in a kernel, else None."""
-    if _kernel_shell() is None:
+    """jupyter-ui-poll's ``ui_events`` on kernels that need it (no subshells), else None."""
+    shell = _kernel_shell()
+    if shell is None or getattr(shell.kernel, "_supports_kernel_subshells", False):
         return None
     try:
         from jupyter_ui_poll import ui_events
@@ -215,8 +258,10 @@ def cell_approvals(agent: Any) -> Iterator[None]:
     from ..agent.config_groups import ToolConfig
 
     handler = notebook_approver()
-    tool = ToolConfig(approval_handler=handler) if gate is None else replace(
-        gate, approval_handler=handler
+    tool = (
+        ToolConfig(approval_handler=handler)
+        if gate is None
+        else replace(gate, approval_handler=handler)
     )
     agent.config = replace(config, tool=tool)
     try:

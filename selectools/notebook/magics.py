@@ -238,8 +238,9 @@ class SelectoolsMagics(Magics):
                 prompt = cell
             request = prepare_run(magic, parsed, prompt, self.state, self._namespace)
             try:
-                with cell_guardrails(request.agent, request.guardrails), cell_approvals(
-                    request.agent
+                with (
+                    cell_guardrails(request.agent, request.guardrails),
+                    cell_approvals(request.agent),
                 ):
                     result = run_live(
                         request.agent,
