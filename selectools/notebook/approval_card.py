@@ -82,6 +82,8 @@ class ApprovalCard(anywidget.AnyWidget):
         self.request = request
         self.approver = approver
         self.rendered = threading.Event()
+        #: the display handle, once shown: a decision updates the output's static HTML
+        self.handle: Any = None
         self.on_msg(self._on_message)
         request.add_done_callback(self._decided)
 
@@ -127,6 +129,8 @@ class ApprovalCard(anywidget.AnyWidget):
         self.record = record_line(request)
         decision = request.decision
         self.status = "approved" if decision is not None and decision.approved else "denied"
+        if self.handle is not None:
+            self.handle.update(self)
 
     # -- static views ------------------------------------------------------------------
     def state(self) -> dict[str, Any]:

@@ -64,7 +64,7 @@ class NotebookApprover:
 
     __name__ = "notebook"
 
-    def __init__(self, rule: str = "ask", *, grace: float = 3.0) -> None:
+    def __init__(self, rule: str = "ask", *, grace: float = 5.0) -> None:
         self.rule = _check_rule(rule)
         self.overrides: dict[str, str] = {}
         self.grace = grace
@@ -151,7 +151,7 @@ class NotebookApprover:
             self.cards.append(card)
         from IPython.display import display
 
-        display(card)
+        card.handle = display(card, display_id=True)  # updated to the record once decided
         return card
 
     # -- blocking mode: keep the kernel's UI events flowing while the cell waits -------

@@ -1,0 +1,168 @@
+"""The approval card in a real JupyterLab 4 (and Notebook 7) with headless Chromium: blocking ``%%agent``.
+
+Every tool call of ``remove`` needs approval; the tool appends its argument to
+``calls.txt`` in the server's folder, which is what the assertions read (the
+Python side), never the page alone.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+SETUP = [
+    "%load_ext selectools",
+    '%%tool --requires-approval\ndef remove(path: str) -> str:\n    """Delete a file (pretend)."""\n'
+    '    with open("calls.txt", "a") as f:\n        f.write(path + "\\n")\n'
+    '    return "removed " + path',
+    "from selectools.testing import ScriptedProvider, reply, tool_call\n"
+    "def calls(*paths):\n"
+    '    return ScriptedProvider([*(reply("", tool_call("remove", path=p)) for p in paths),'
+    ' reply("done")])\n'
+    'p_approve, p_deny, p_edit, p_always = calls("/a"), calls("/b"), calls("/c"), calls("/d1", "/d2")',
+]
+CELLS = [
+    *SETUP,
+    "%%agent --provider p_approve\nremove /a",
+    "%%agent --provider p_deny\nremove /b",
+    "%%agent --provider p_edit\nremove /c",
+    "%%agent --provider p_always\nremove /d1 and /d2",
+]
+
+PENDING = '.selectools-approval[data-status="pending"]'
+
+
+def _calls(work: Path) -> list[str]:
+    path = work / "calls.txt"
+    return path.read_text().split() if path.exists() else []
+
+
+def _wait(predicate: Any, what: str, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _run_all(page: Any) -> None:
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.get_by_text("Run All Cells", exact=True).click()
+
+
+def _open(server: Any, browser: Any, path: str) -> Any:
+    page = browser.new_page(viewport={"width": 1200, "height": 1000})
+    page.goto(server.url(path))
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    server.wait_for_idle_kernel()
+    return page
+
+
+def test_blocking_cells_approve_deny_edit_and_always_allow(lab, browser, shots):
+    lab.write_notebook("approve.ipynb", CELLS)
+    page = _open(lab, browser, "lab/tree/approve.ipynb")
+    _run_all(page)
+
+    # 1. approve: the tool runs
+    card = page.locator(PENDING).first
+    card.wait_for(timeout=60_000)
+    assert "remove" in card.inner_text() and '"/a"' in card.locator(".sa-args").input_value()
+    page.screenshot(path=str(shots / "approval-card-jupyterlab.png"))
+    card.locator(".sa-approve").click()
+    _wait(lambda: _calls(lab.work) == ["/a"], "the approved call to run")
+
+    # 2. deny with a reason (Esc on the card): the tool does not run
+    card = page.locator(PENDING).first
+    card.wait_for(timeout=60_000)
+    assert '"/b"' in card.locator(".sa-args").input_value()
+    card.locator(".sa-reason").fill("not that one")
+    card.locator(".sa-deny").click()
+    _wait(
+        lambda: page.locator('.selectools-approval[data-status="denied"]').count() == 1,
+        "the denied record",
+    )
+    record = page.locator('.selectools-approval[data-status="denied"]').inner_text()
+    assert (
+        record.startswith("denied remove(path='/b') — by person at ") and "not that one" in record
+    )
+
+    # 3. edit: invalid arguments are refused in the card, valid edits reach the tool
+    card = page.locator(PENDING).first
+    card.wait_for(timeout=60_000)
+    args = card.locator(".sa-args")
+    args.fill('{"path": 5}')
+    card.locator(".sa-approve").click()
+    assert "'path' must be string" in card.locator(".sa-error").inner_text()
+    args.fill('{"path": "/c-edited"')
+    card.locator(".sa-approve").click()
+    assert "invalid JSON" in card.locator(".sa-error").inner_text()
+    args.fill('{"path": "/c-edited"}')
+    card.focus()
+    page.keyboard.press("Enter")  # Enter approves, with the edited arguments
+    _wait(lambda: _calls(lab.work) == ["/a", "/c-edited"], "the edited call to run")
+
+    # 4. always allow (this run): the second call of the run needs no card
+    card = page.locator(PENDING).first
+    card.wait_for(timeout=60_000)
+    assert '"/d1"' in card.locator(".sa-args").input_value()
+    card.locator(".sa-allow-run").click()
+    _wait(lambda: _calls(lab.work) == ["/a", "/c-edited", "/d1", "/d2"], "both calls to run")
+    lab.wait_for_idle_kernel()
+    assert page.locator(PENDING).count() == 0
+    records = page.locator(".selectools-approval.sa-decided").all_inner_texts()
+    assert any("by rule: always allow (run)" in r and "/d2" in r for r in records), records
+    page.screenshot(path=str(shots / "decided-cards-jupyterlab.png"), full_page=True)
+
+    # the saved notebook keeps each decided card's static HTML and the cells' metadata
+    page.get_by_role("menuitem", name="File", exact=True).click()
+    page.get_by_role("menuitem", name=re.compile("^Save Notebook")).first.click()
+    _wait(lambda: "by person" in (lab.work / "approve.ipynb").read_text(), "the save")
+    saved = nbformat.read(lab.work / "approve.ipynb", as_version=4)
+    htmls = [
+        o["data"]["text/html"]
+        for cell in saved.cells
+        for o in cell.get("outputs", [])
+        if "selectools-approval-static" in o.get("data", {}).get("text/html", "")
+    ]
+    assert len(htmls) == 5 and sum('data-status="approved"' in h for h in htmls) == 4
+    approvals = [  # the final render of each %%agent cell lists its decisions
+        next(o for o in c.outputs if "selectools" in o.get("metadata", {}))["metadata"]
+        for c in saved.cells
+        if c.source.startswith("%%agent")
+    ]
+    approvals = [m["selectools"]["approvals"] for m in approvals]
+    assert [[d["decision"] for d in a] for a in approvals] == [
+        ["allow"],
+        ["deny"],
+        ["allow"],
+        ["allow", "allow"],
+    ]
+    page.close()
+
+    # reopened without a kernel: the static HTML is what a viewer shows
+    lab.stop_kernels()
+    static = browser.new_page()
+    static.set_content("".join(htmls))
+    assert re.search(r"denied remove\(path='/b'\) — by person", static.inner_text("body"))
+    static.screenshot(path=str(shots / "saved-static-html.png"))
+    static.close()
+
+
+def test_blocking_approval_in_notebook7(notebook7, browser, shots):
+    notebook7.write_notebook("nb7.ipynb", [*SETUP, "%%agent --provider p_approve\nremove /a"])
+    page = _open(notebook7, browser, "notebooks/nb7.ipynb")
+    _run_all(page)
+    card = page.locator(PENDING).first
+    card.wait_for(timeout=60_000)
+    page.screenshot(path=str(shots / "approval-card-notebook7.png"))
+    card.locator(".sa-approve").click()
+    _wait(lambda: _calls(notebook7.work) == ["/a"], "the approved call to run in Notebook 7")
+    page.close()
