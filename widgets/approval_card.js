@@ -81,7 +81,7 @@ function render({ model, el: root }) {
     card.classList.remove("sa-decided");
     const head = el("div", "sa-head");
     head.appendChild(el("span", "sa-title", "Approve tool call: "));
-    head.appendChild(el("code", "sa-tool", model.get("tool")));
+    head.appendChild(el("code", "sa-tool", model.get("preview")));
     card.appendChild(head);
     card.appendChild(el("div", "sa-why", model.get("rule")));
     card.appendChild(

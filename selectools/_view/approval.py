@@ -41,7 +41,7 @@ def approval_html(state: dict[str, Any]) -> str:
     )
     return (
         f'<div class="selectools-approval-static" data-status="pending" style="{style}">'
-        f"<b>Approve tool call:</b> <code>{esc(state['tool'])}</code>"
+        f"<b>Approve tool call:</b> <code>{esc(state['preview'])}</code>"
         f'<div style="color:#666">{esc(state["rule"])}</div>'
         f'<div style="color:#666">{esc(usage)}</div>'
         f'<pre style="margin:4px 0">{esc(state["args_json"])}</pre>'

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 __all__ = [
     "DISPLAY_MODES",
+    "BackgroundSurface",
     "LiveSurface",
     "Surface",
     "TextSurface",
@@ -121,6 +122,28 @@ class LiveSurface:
         self._publish(_PLACEHOLDER, metadata, update=True)
         for bundle, meta in outputs:
             self._publisher.publish(data=bundle, metadata=meta)
+
+
+class BackgroundSurface(LiveSurface):
+    """A live surface for a run that outlives its cell (``%%agent --background``).
+
+    It is opened while the cell still runs; afterwards only display updates reach
+    the cell (new outputs of a finished cell are dropped by the frontend), so the
+    final render replaces the live output in place.
+    """
+
+    def __init__(self, shell: Any) -> None:
+        super().__init__(shell)
+        self._started = False
+
+    def start(self) -> None:
+        if not self._started:
+            self._started = True
+            super().start()
+
+    def finish(self, outputs: list[tuple[Bundle, dict[str, Any]]], view: _Rendered) -> None:
+        bundle, metadata = outputs[0] if outputs else ({"text/plain": view.text()}, {})
+        self._publish(bundle, metadata, update=True)
 
 
 class TextSurface:

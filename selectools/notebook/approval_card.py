@@ -57,6 +57,7 @@ class ApprovalCard(anywidget.AnyWidget):
     _css = widget_asset("approval_card.css")
 
     tool = traitlets.Unicode("").tag(sync=True)
+    preview = traitlets.Unicode("").tag(sync=True)
     args_json = traitlets.Unicode("{}").tag(sync=True)
     schema = traitlets.Dict().tag(sync=True)
     rule = traitlets.Unicode("").tag(sync=True)
@@ -73,6 +74,7 @@ class ApprovalCard(anywidget.AnyWidget):
         rule = f"rule {policy.rule}: {request.reason}" if policy and policy.rule else request.reason
         super().__init__(
             tool=request.tool_name,
+            preview=request.preview,
             args_json=json.dumps(request.tool_args, indent=2, ensure_ascii=False, default=repr),
             schema=schema,
             rule=rule,
@@ -138,6 +140,7 @@ class ApprovalCard(anywidget.AnyWidget):
             "status": self.status,
             "record": self.record,
             "tool": self.tool,
+            "preview": self.preview,
             "args_json": self.args_json,
             "args_preview": self.request.preview.partition("(")[2].rstrip(")"),
             "rule": self.rule,

@@ -41,13 +41,21 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..approval import ApprovalRequest
     from .approval_card import ApprovalCard
 
-__all__ = ["APPROVAL_RULES", "NotebookApprover", "cell_approvals", "notebook_approver"]
+__all__ = [
+    "APPROVAL_RULES",
+    "CARD_HOST",
+    "NotebookApprover",
+    "card_host",
+    "cell_approvals",
+    "notebook_approver",
+]
 
 #: what ``%selectools approval=`` accepts
 APPROVAL_RULES = ("ask", "allow", "deny")
@@ -151,6 +159,10 @@ class NotebookApprover:
             self.cards.append(card)
         from IPython.display import display
 
+        host = CARD_HOST.get()
+        if host is not None:  # a run that outlives its cell: the cards join a shown box
+            host.children = (*host.children, card)
+            return card
         card.handle = display(card, display_id=True)  # updated to the record once decided
         return card
 
@@ -234,6 +246,20 @@ def _ui_poll() -> Any:
     return ui_events
 
 
+#: where cards go instead of the running cell's output (a widget box shown earlier)
+CARD_HOST: ContextVar[Any] = ContextVar("selectools_card_host", default=None)
+
+
+def card_host() -> Any:
+    """Show an empty box in the running cell for cards that arrive after it has ended."""
+    from IPython.display import display
+    from ipywidgets import VBox
+
+    box = VBox()
+    display(box)
+    return box
+
+
 _APPROVER: NotebookApprover | None = None
 
 
@@ -246,10 +272,21 @@ def notebook_approver() -> NotebookApprover:
 
 
 @contextlib.contextmanager
-def cell_approvals(agent: Any) -> Iterator[None]:
-    """For one ``%%agent`` cell: give an agent with no approval handler the notebook's."""
+def cell_approvals(agent: Any, host: Any = None) -> Iterator[None]:
+    """For one ``%%agent`` cell: give an agent with no approval handler the notebook's.
+
+    ``host`` (from :func:`card_host`) receives the cards instead of the cell's output.
+    """
     from dataclasses import replace
 
+    if host is not None:
+        token = CARD_HOST.set(host)
+        try:
+            with cell_approvals(agent):
+                yield
+        finally:
+            CARD_HOST.reset(token)
+        return
     config = agent.config
     gate = config.tool
     if config.confirm_action is not None or (gate is not None and gate.approval_handler):

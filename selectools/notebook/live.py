@@ -175,6 +175,8 @@ def run_live(
     shell: Any = None,
     display: str = "auto",
     updates_per_second: float = UPDATES_PER_SECOND,
+    cancellation_token: Any = None,
+    surface: _frontend.Surface | None = None,
 ) -> AgentResult:
     """Run ``agent`` on ``prompt`` with a live view in the current notebook or terminal.
 
@@ -188,13 +190,18 @@ def run_live(
         shell = _current_shell()
     provider = _provider_name(agent)
     title = f"{agent.name} · {provider} · {agent.model}"
-    view = LiveRun(
-        _frontend.make_surface(shell, display), title, updates_per_second=updates_per_second
-    )
+    if surface is None:
+        surface = _frontend.make_surface(shell, display)
+    view = LiveRun(surface, title, updates_per_second=updates_per_second)
     result: AgentResult | None = None
     try:
         result = view.consume(
-            agent.stream(prompt, response_format=response_format, observers=[view])
+            agent.stream(
+                prompt,
+                response_format=response_format,
+                observers=[view],
+                cancellation_token=cancellation_token,
+            )
         )
     except BaseException as exc:
         view.transcript.stop(error_line(exc))

@@ -206,7 +206,7 @@ class SelectoolsMagics(Magics):
     # -- %%agent / %agent -----------------------------------------------------------------
     @no_var_expand
     @line_cell_magic
-    def agent(self, line: str, cell: str | None = None) -> None:
+    def agent(self, line: str, cell: str | None = None) -> Any:
         """Run an agent on the cell (or the rest of the line), streaming live.
 
         %%agent [NAME] [options]      the cell is the prompt; {var} inserts a notebook variable
@@ -220,7 +220,7 @@ class SelectoolsMagics(Magics):
         Options:
         """
         from .agent_cell import cell_guardrails, prepare_run
-        from .approvals import cell_approvals
+        from .approvals import card_host, cell_approvals
         from .live import run_live
 
         magic = "%agent" if cell is None else "%%agent"
@@ -237,19 +237,40 @@ class SelectoolsMagics(Magics):
                 parsed = parse_line(magic, line, AGENT_OPTIONS, positional=1)
                 prompt = cell
             request = prepare_run(magic, parsed, prompt, self.state, self._namespace)
-            try:
+
+            surface: Any = None
+            host: Any = None
+            if parsed.options["background"] and _frontend.detect(self.shell) == "live":
+                # opened now: once the cell has ended only display updates reach it
+                surface = _frontend.BackgroundSurface(self.shell)
+                surface.start()
+                host = card_host()
+
+            def go(token: Any = None) -> Any:
                 with (
                     cell_guardrails(request.agent, request.guardrails),
-                    cell_approvals(request.agent),
+                    cell_approvals(request.agent, host),
                 ):
-                    result = run_live(
+                    return run_live(
                         request.agent,
                         request.prompt,
                         response_format=request.response_format,
                         output_format=request.output_format,
                         shell=self.shell,
                         display=self.state.display,
+                        cancellation_token=token,
+                        surface=surface,
                     )
+
+            if parsed.options["background"]:
+                from ..agent.background import RunHandle
+
+                handle = RunHandle(go, request.agent.name)
+                if request.output is not None:
+                    self._namespace[request.output] = handle
+                return handle
+            try:
+                result = go()
             except NotebookUsageError:
                 raise
             except SelectoolsError as exc:

@@ -117,7 +117,9 @@ def test_blocking_cells_approve_deny_edit_and_always_allow(lab, browser, shots):
     _wait(lambda: _calls(lab.work) == ["/a", "/c-edited", "/d1", "/d2"], "both calls to run")
     lab.wait_for_idle_kernel()
     assert page.locator(PENDING).count() == 0
-    records = page.locator(".selectools-approval.sa-decided").all_inner_texts()
+    decided = page.locator(".selectools-approval.sa-decided")
+    _wait(lambda: decided.count() == 5, "five decided cards")
+    records = decided.all_inner_texts()
     assert any("by rule: always allow (run)" in r and "/d2" in r for r in records), records
     page.screenshot(path=str(shots / "decided-cards-jupyterlab.png"), full_page=True)
 
@@ -165,4 +167,45 @@ def test_blocking_approval_in_notebook7(notebook7, browser, shots):
     page.screenshot(path=str(shots / "approval-card-notebook7.png"))
     card.locator(".sa-approve").click()
     _wait(lambda: _calls(notebook7.work) == ["/a"], "the approved call to run in Notebook 7")
+    page.close()
+
+
+ASYNC_AND_BACKGROUND = [
+    *SETUP,
+    "from selectools import Agent, AgentConfig\n"
+    "from selectools.agent.config_groups import ToolConfig\n"
+    "from selectools.notebook.approvals import notebook_approver\n"
+    "def agent(provider):\n"
+    "    config = AgentConfig(tool=ToolConfig(approval_handler=notebook_approver()))\n"
+    "    return Agent(tools=[remove], provider=provider, config=config)\n"
+    'result_e = await agent(calls("/e")).arun("remove /e")\n'
+    'result_f = await agent(calls("/f")).arun("remove /f")',
+    "p_g, p_h = calls('/g'), calls('/h')",
+    "%%agent --background -o bg_g --provider p_g\nremove /g",
+    "%%agent --background -o bg_h --provider p_h\nremove /h",
+    'handle = agent(calls("/i")).start("remove /i")\nhandle',
+]
+
+
+def test_await_and_background_runs(lab, browser, shots):
+    lab.write_notebook("modes.ipynb", ASYNC_AND_BACKGROUND)
+    page = _open(lab, browser, "lab/tree/modes.ipynb")
+    _run_all(page)
+
+    def answer(path: str, approve: bool) -> None:
+        card = page.locator(PENDING).filter(has_text=path).first
+        card.wait_for(timeout=60_000)
+        card.locator(".sa-approve" if approve else ".sa-deny").click()
+
+    # await: the cell awaits; approve /e runs it, deny /f does not
+    answer("/e", True)
+    _wait(lambda: _calls(lab.work) == ["/e"], "the awaited approved call")
+    answer("/f", False)
+    # background: the cells end at once; their cards are answered afterwards
+    lab.wait_for_idle_kernel()
+    page.screenshot(path=str(shots / "background-cards-jupyterlab.png"), full_page=True)
+    answer("/h", False)
+    answer("/g", True)
+    answer("/i", True)
+    _wait(lambda: sorted(_calls(lab.work)) == ["/e", "/g", "/i"], "the background calls")
     page.close()
