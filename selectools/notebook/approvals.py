@@ -72,7 +72,7 @@ class NotebookApprover:
 
     __name__ = "notebook"
 
-    def __init__(self, rule: str = "ask", *, grace: float = 5.0) -> None:
+    def __init__(self, rule: str = "ask", *, grace: float = 10.0) -> None:
         self.rule = _check_rule(rule)
         self.overrides: dict[str, str] = {}
         self.grace = grace

@@ -32,7 +32,8 @@ class Server:
         self.base, self.token, self.work = base, token, work
 
     def url(self, path: str) -> str:
-        return f"{self.base}/{path.lstrip('/')}?token={self.token}"
+        glue = "&" if "?" in path else "?"
+        return f"{self.base}/{path.lstrip('/')}{glue}token={self.token}"
 
     def api(self, path: str) -> Any:
         with urllib.request.urlopen(self.url(path), timeout=5) as response:

@@ -67,12 +67,13 @@ def _open(server: Any, browser: Any, path: str) -> Any:
 
 
 def test_blocking_cells_approve_deny_edit_and_always_allow(lab, browser, shots):
+    (lab.work / "calls.txt").unlink(missing_ok=True)
     lab.write_notebook("approve.ipynb", CELLS)
-    page = _open(lab, browser, "lab/tree/approve.ipynb")
+    page = _open(lab, browser, "lab/tree/approve.ipynb?reset")
     _run_all(page)
 
     # 1. approve: the tool runs
-    card = page.locator(PENDING).first
+    card = page.locator(PENDING).filter(has_text="path='/a'").first
     card.wait_for(timeout=60_000)
     assert "remove" in card.inner_text() and '"/a"' in card.locator(".sa-args").input_value()
     page.screenshot(path=str(shots / "approval-card-jupyterlab.png"))
@@ -80,7 +81,7 @@ def test_blocking_cells_approve_deny_edit_and_always_allow(lab, browser, shots):
     _wait(lambda: _calls(lab.work) == ["/a"], "the approved call to run")
 
     # 2. deny with a reason (Esc on the card): the tool does not run
-    card = page.locator(PENDING).first
+    card = page.locator(PENDING).filter(has_text="path='/b'").first
     card.wait_for(timeout=60_000)
     assert '"/b"' in card.locator(".sa-args").input_value()
     card.locator(".sa-reason").fill("not that one")
@@ -95,7 +96,7 @@ def test_blocking_cells_approve_deny_edit_and_always_allow(lab, browser, shots):
     )
 
     # 3. edit: invalid arguments are refused in the card, valid edits reach the tool
-    card = page.locator(PENDING).first
+    card = page.locator(PENDING).filter(has_text="path='/c'").first
     card.wait_for(timeout=60_000)
     args = card.locator(".sa-args")
     args.fill('{"path": 5}')
@@ -110,7 +111,7 @@ def test_blocking_cells_approve_deny_edit_and_always_allow(lab, browser, shots):
     _wait(lambda: _calls(lab.work) == ["/a", "/c-edited"], "the edited call to run")
 
     # 4. always allow (this run): the second call of the run needs no card
-    card = page.locator(PENDING).first
+    card = page.locator(PENDING).filter(has_text="path='/d1'").first
     card.wait_for(timeout=60_000)
     assert '"/d1"' in card.locator(".sa-args").input_value()
     card.locator(".sa-allow-run").click()
@@ -188,18 +189,26 @@ ASYNC_AND_BACKGROUND = [
 
 
 def test_await_and_background_runs(lab, browser, shots):
+    (lab.work / "calls.txt").unlink(missing_ok=True)
     lab.write_notebook("modes.ipynb", ASYNC_AND_BACKGROUND)
-    page = _open(lab, browser, "lab/tree/modes.ipynb")
+    page = _open(lab, browser, "lab/tree/modes.ipynb?reset")
     _run_all(page)
 
     def answer(path: str, approve: bool) -> None:
         card = page.locator(PENDING).filter(has_text=path).first
-        card.wait_for(timeout=60_000)
+        try:
+            card.wait_for(timeout=60_000)
+        except Exception:
+            texts = page.locator(".selectools-approval, .jp-OutputArea-output").all_inner_texts()
+            raise AssertionError(f"no pending card for {path}: {texts}") from None
         card.locator(".sa-approve" if approve else ".sa-deny").click()
 
     # await: the cell awaits; approve /e runs it, deny /f does not
     answer("/e", True)
-    _wait(lambda: _calls(lab.work) == ["/e"], "the awaited approved call")
+    try:
+        _wait(lambda: _calls(lab.work) == ["/e"], "the awaited approved call")
+    except AssertionError:
+        raise AssertionError(page.locator(".selectools-approval").all_inner_texts()) from None
     answer("/f", False)
     # background: the cells end at once; their cards are answered afterwards
     lab.wait_for_idle_kernel()
