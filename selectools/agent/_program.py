@@ -77,6 +77,11 @@ def run_program(ctx: RunContext) -> Program:
             if emitter.active:
                 emit("on_iteration_start", ctx.iteration, ctx.history)
             response = yield from _call_model(ctx)
+            if ctx.cancel_tokens:  # cancelled while the model streamed: its stream was cut
+                stop = check_limits(ctx, budgets=False)
+                if stop is not None:
+                    message, stop_reason = stop
+                    break
             if response is None:
                 text = f"Provider error: {ctx.error or 'unknown error'}"
                 message, stop_reason = Message(role=Role.ASSISTANT, content=text), "provider_error"
