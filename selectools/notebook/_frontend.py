@@ -10,7 +10,9 @@ Two kinds of frontend matter:
 * ``text``: a terminal IPython (its publisher prints ``text/plain``) or no
   IPython at all. Streamed text and tool lines are printed as they arrive.
 
-``%selectools display=live|text`` overrides the detection.
+``%selectools display=live|text`` overrides the detection; ``display=widget`` draws
+runs as a widget with a Stop button (:mod:`.live_widget`) where a kernel and
+anywidget are there, else as ``live``.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ __all__ = [
 ]
 
 #: accepted values of the ``display`` setting
-DISPLAY_MODES = ("auto", "live", "text")
+DISPLAY_MODES = ("auto", "live", "text", "widget")
 
 Bundle = dict[str, Any]
 
@@ -75,8 +77,8 @@ def make_surface(shell: Any, mode: str = "auto") -> Surface:
         raise ValueError(f"display mode must be one of {DISPLAY_MODES}, got {mode!r}")
     if mode == "auto":
         mode = detect(shell)
-    if mode == "live" and getattr(shell, "display_pub", None) is not None:
-        return LiveSurface(shell)
+    if mode in ("live", "widget") and getattr(shell, "display_pub", None) is not None:
+        return LiveSurface(shell)  # (run_live draws "widget" runs itself when it can)
     return TextSurface()
 
 

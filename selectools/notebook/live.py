@@ -190,10 +190,18 @@ def run_live(
         shell = _current_shell()
     provider = _provider_name(agent)
     title = f"{agent.name} · {provider} · {agent.model}"
+    if surface is None and display == "widget":
+        surface, cancellation_token = _widget_surface(cancellation_token)
     if surface is None:
         surface = _frontend.make_surface(shell, display)
     view = LiveRun(surface, title, updates_per_second=updates_per_second)
     result: AgentResult | None = None
+    cards = getattr(surface, "cards", None)  # a widget run shows its approval cards below it
+    host = None
+    if cards is not None:
+        from .approvals import CARD_HOST
+
+        host = CARD_HOST.set(cards)
     try:
         result = view.consume(
             agent.stream(
@@ -207,9 +215,37 @@ def run_live(
         view.transcript.stop(error_line(exc))
         raise
     finally:
+        if host is not None:
+            from .approvals import CARD_HOST
+
+            CARD_HOST.reset(host)
         outputs = _final_outputs(view.transcript, result, output_format, agent.model, provider)
         view.surface.finish(outputs, view.transcript)
     return result
+
+
+def widget_surface_available() -> bool:
+    """True in a kernel with anywidget installed (else the display-id view is used)."""
+    from .approvals import _kernel_shell
+
+    if _kernel_shell() is None:
+        return False
+    try:
+        import anywidget  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _widget_surface(token: Any) -> tuple[Any, Any]:
+    """A :class:`~.live_widget.WidgetSurface` and the token its Stop button cancels."""
+    if not widget_surface_available():
+        return None, token
+    from ..cancellation import CancellationToken
+    from .live_widget import WidgetSurface
+
+    token = token if token is not None else CancellationToken()
+    return WidgetSurface(token), token
 
 
 def _final_outputs(

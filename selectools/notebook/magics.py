@@ -81,7 +81,8 @@ class SelectoolsMagics(Magics):
                                                         API keys found (never their values), tools
         %selectools provider=openai model=gpt-4o-mini   set defaults for %%agent
         %selectools provider=auto                       a provider whose key is set, else offline
-        %selectools display=text                        print plain text (auto, live or text)
+        %selectools display=text                        print plain text (auto, live, text, or
+                                                        widget: a live widget with a Stop button)
         %selectools approval=deny approval.read=allow   tool calls needing review: ask (a card),
                                                         allow or deny; per tool with approval.NAME
         %selectools mcp NAME -- COMMAND ARGS...         attach a stdio MCP server: its tools
@@ -221,7 +222,7 @@ class SelectoolsMagics(Magics):
         """
         from .agent_cell import cell_guardrails, prepare_run
         from .approvals import card_host, cell_approvals
-        from .live import run_live
+        from .live import run_live, widget_surface_available
 
         magic = "%agent" if cell is None else "%%agent"
         with _usage_errors():
@@ -242,11 +243,19 @@ class SelectoolsMagics(Magics):
             host: Any = None
             if parsed.options["background"] and _frontend.detect(self.shell) == "live":
                 # opened now: once the cell has ended only display updates reach it
-                surface = _frontend.BackgroundSurface(self.shell)
-                surface.start()
-                host = card_host()
+                if self.state.display == "widget" and widget_surface_available():
+                    from .live_widget import WidgetSurface
+
+                    surface = WidgetSurface()
+                    host = surface.cards
+                else:
+                    surface = _frontend.BackgroundSurface(self.shell)
+                    surface.start()
+                    host = card_host()
 
             def go(token: Any = None) -> Any:
+                if token is not None and hasattr(surface, "widget"):
+                    surface.widget.token = token  # its Stop button cancels this run
                 with (
                     cell_guardrails(request.agent, request.guardrails),
                     cell_approvals(request.agent, host),

@@ -218,3 +218,34 @@ def test_await_and_background_runs(lab, browser, shots):
     answer("/i", True)
     _wait(lambda: sorted(_calls(lab.work)) == ["/e", "/g", "/i"], "the background calls")
     page.close()
+
+
+STOP = [
+    "%load_ext selectools",
+    "%selectools display=widget",
+    "from selectools.testing import ScriptedProvider, reply\n"
+    'words = [f"w{i} " for i in range(3000)]\n'
+    'slow = ScriptedProvider([reply("".join(words), chunks=words, chunk_latency=0.01)])',
+    "%%agent --provider slow -o stopped\nTalk for a while.",
+    'open("stop.txt", "w").write(f"{stopped.stop_reason} {len(stopped.trace.steps)}")',
+]
+
+
+def test_stop_button_cancels_a_streaming_run(lab, browser, shots):
+    lab.write_notebook("stop.ipynb", STOP)
+    page = _open(lab, browser, "lab/tree/stop.ipynb?reset")
+    _run_all(page)
+    widget = page.locator('.selectools-live-widget[data-status="running"]')
+    widget.wait_for(timeout=60_000)
+    _wait(lambda: "w20 " in widget.inner_text(), "the stream to show")
+    page.screenshot(path=str(shots / "live-widget-jupyterlab.png"))
+    widget.locator(".slw-stop").click()
+    _wait(lambda: (lab.work / "stop.txt").exists(), "the run to end", timeout=60)
+    reason, steps = (lab.work / "stop.txt").read_text().split()
+    assert reason == "cancelled" and int(steps) >= 2  # the cut model call and the stop
+    # the widget's output became the final render: cancelled, the stream cut short
+    _wait(lambda: page.locator(".selectools-live-widget").count() == 0, "the final render")
+    text = page.inner_text(".jp-Notebook")
+    assert "cancelled" in text and "w20 " in text and "w2999" not in text
+    page.screenshot(path=str(shots / "live-widget-stopped-jupyterlab.png"))
+    page.close()
