@@ -112,6 +112,7 @@ _EXPORTS: dict[str, str] = {
     "auto_approve": ".approval",
     "auto_deny": ".approval",
     "CancellationToken": ".cancellation",
+    "RunHandle": ".agent.background",
     # guardrails, audit log, tool-output screening
     "GuardrailsPipeline": ".guardrails",
     "GuardrailError": ".guardrails",
@@ -145,6 +146,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         Agent as Agent,
         AgentConfig as AgentConfig,
     )
+    from .agent.background import RunHandle as RunHandle
     from .agent.config_groups import (
         RetryConfig as RetryConfig,
         ToolConfig as ToolConfig,

@@ -77,11 +77,6 @@ def run_program(ctx: RunContext) -> Program:
             if emitter.active:
                 emit("on_iteration_start", ctx.iteration, ctx.history)
             response = yield from _call_model(ctx)
-            if ctx.cancel_tokens:  # cancelled while the model streamed: its stream was cut
-                stop = check_limits(ctx, budgets=False)
-                if stop is not None:
-                    message, stop_reason = stop
-                    break
             if response is None:
                 text = f"Provider error: {ctx.error or 'unknown error'}"
                 message, stop_reason = Message(role=Role.ASSISTANT, content=text), "provider_error"
@@ -95,6 +90,11 @@ def run_program(ctx: RunContext) -> Program:
                 else None
             )
             if not calls:
+                if ctx.stream and ctx.cancel_tokens:  # cancelled mid-stream: the text was cut
+                    stop = check_limits(ctx, budgets=False)
+                    if stop is not None:
+                        message, stop_reason = stop
+                        break
                 stop_reason = "final"
                 if ctx.response_format is not None:
                     stop_reason = _check_structured(ctx, response, ctx.response_format)
