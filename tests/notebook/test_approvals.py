@@ -218,3 +218,40 @@ def test_blocking_run_in_a_kernel_is_answered_over_the_comm_channel():
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)
+
+
+def test_selectools_approval_settings_and_the_agent_magic(shell, monkeypatch):
+    from IPython.core.error import UsageError
+
+    from selectools.notebook import approvals
+
+    monkeypatch.setattr(approvals, "_APPROVER", None)  # a fresh notebook approver
+    shell.run_line_magic("selectools", "approval=deny approval.remove=allow")
+    approver = approvals.notebook_approver()
+    assert repr(approver) == "NotebookApprover(approval=deny, remove=allow)"
+    with pytest.raises(UsageError, match="approval must be one of ask, allow, deny, got 'maybe'"):
+        shell.run_line_magic("selectools", "approval=maybe")
+    # %%agent gives an agent without a handler the notebook's: remove is allowed, wipe denied
+    ran: list[str] = []
+    shell.user_ns["ran"] = ran
+    shell.run_cell(
+        "from selectools import tool\n"
+        "from selectools.testing import ScriptedProvider, reply, tool_call\n"
+        "@tool(requires_approval=True)\n"
+        "def remove(path: str) -> str:\n    '''Delete.'''\n    ran.append(path); return 'ok'\n"
+        "@tool(requires_approval=True)\n"
+        "def wipe(path: str) -> str:\n    '''Wipe.'''\n    ran.append('wipe ' + path); return 'ok'\n"
+        "p = ScriptedProvider([reply('', tool_call('remove', path='/a'), "
+        "tool_call('wipe', path='/b')), reply('done')])"
+    ).raise_error()
+    shell.run_cell_magic("agent", "--provider p --tools remove,wipe -o res", "go")
+    assert ran == ["/a"]
+    approvals_meta = [
+        o["metadata"]["selectools"]["approvals"]
+        for o in shell.outputs
+        if "selectools" in o.get("metadata", {})
+    ][-1]
+    assert [(d["tool"], d["decision"], d["by"]) for d in approvals_meta] == [
+        ("remove", "allow", "rule: approval=allow"),
+        ("wipe", "deny", "rule: approval=deny"),
+    ]
