@@ -145,6 +145,7 @@ _EXPORTS: dict[str, str] = {
     "TeamLeadAgent": ".patterns",
     "TeamLeadResult": ".patterns",
     "Subtask": ".patterns",
+    "RunHandle": ".agent.background",
     # guardrails, audit log, tool-output screening
     "GuardrailsPipeline": ".guardrails",
     "GuardrailError": ".guardrails",
@@ -187,6 +188,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         Agent as Agent,
         AgentConfig as AgentConfig,
     )
+    from .agent.background import RunHandle as RunHandle
     from .agent.config_groups import (
         RetryConfig as RetryConfig,
         ToolConfig as ToolConfig,

@@ -43,6 +43,7 @@ def test_readme_examples_run(monkeypatch, tmp_path):
     assert (tmp_path / "workspace" / "notes" / "todo.txt").read_text() == "buy milk"
     assert "add → 42\n" in printed  # an MCP server's tool ran through the agent
     assert namespace["result"].content == "Hello from the fake server!"
+    assert "[('deny', 'headless')]\n" in printed  # an approval nobody could answer
     assert "$999. ['think']\n" in printed  # a scheduled run used a reasoning tool
     # the OTel spans of that run, then the one run the trace store kept
     assert "['agent.run', 'gen_ai.llm.call', 'gen_ai.tool.execution']\n1\n" in printed

@@ -78,7 +78,12 @@ def ask_sync(effect: AskApproval) -> Outcome:
     removers = [token.on_cancel(wake.set) for token in effect.tokens]
     try:
         future = _start_thread(effect, wake.set)
-        wake.wait(effect.timeout)
+        # a handler may wait itself, e.g. the notebook's, which handles UI events meanwhile
+        waiter = getattr(effect.handler, "wait_for", None)
+        if callable(waiter):
+            waiter(wake, effect.timeout)
+        else:
+            wake.wait(effect.timeout)
     finally:
         for remove in removers:
             remove()

@@ -96,7 +96,8 @@ def _call_llm_sync(ctx: RunContext, effect: CallLLM) -> tuple[Message, UsageStat
             return complete(effect.provider or ctx.provider, effect.request)
         on_text = _text_callback(ctx)
         acc = StreamAccumulator()
-        for item in stream(ctx.provider, effect.request):
+        items = stream(ctx.provider, effect.request)
+        for item in _until_cancelled(ctx, items) if ctx.cancel_tokens else items:
             text = acc.add(item)
             if text:
                 on_text(text)
@@ -128,7 +129,8 @@ async def _call_llm_async(ctx: RunContext, effect: CallLLM) -> tuple[Message, Us
             return await acomplete(effect.provider or ctx.provider, effect.request)
         on_text = _text_callback(ctx)
         acc = StreamAccumulator()
-        async for item in astream(ctx.provider, effect.request):
+        items = astream(ctx.provider, effect.request)
+        async for item in _abound(ctx, items) if ctx.cancel_tokens else items:
             text = acc.add(item)
             if text:
                 on_text(text)
@@ -157,8 +159,31 @@ async def _perform_async(ctx: RunContext, effect: Any) -> Any:
     raise TypeError(f"unknown effect {effect!r}")
 
 
+def _cancelled(ctx: RunContext) -> bool:
+    return any(token.cancelled for token in ctx.cancel_tokens)
+
+
+def _stop_reading(items: Any) -> None:
+    """Cancelled mid-stream: close the provider's stream (and with it the connection)."""
+    close = getattr(items, "close", None) or getattr(items, "aclose", None)
+    if close is not None:
+        result = close()
+        if hasattr(result, "close"):  # an un-awaited aclose() coroutine: discard it
+            result.close()
+
+
+def _until_cancelled(ctx: RunContext, items: Iterator[Any]) -> Iterator[Any]:
+    """``items`` until a cancellation token fires (checked after each streamed item)."""
+    for item in items:
+        yield item
+        if _cancelled(ctx):
+            _stop_reading(items)
+            return
+
+
 def _bound(ctx: RunContext, items: Iterator[Any]) -> Iterator[Any]:
     """Advance ``items`` with the run bound, but never across a yield to the consumer."""
+    cancellable = bool(ctx.cancel_tokens)
     while True:
         token = bind_run(ctx.emitter)
         try:
@@ -168,10 +193,14 @@ def _bound(ctx: RunContext, items: Iterator[Any]) -> Iterator[Any]:
         finally:
             unbind_run(token)
         yield item
+        if cancellable and _cancelled(ctx):
+            _stop_reading(items)
+            return
 
 
 async def _abound(ctx: RunContext, items: AsyncIterator[Any]) -> AsyncIterator[Any]:
     iterator = items.__aiter__()
+    cancellable = bool(ctx.cancel_tokens)
     while True:
         token = bind_run(ctx.emitter)
         try:
@@ -181,6 +210,15 @@ async def _abound(ctx: RunContext, items: AsyncIterator[Any]) -> AsyncIterator[A
         finally:
             unbind_run(token)
         yield item
+        if cancellable and _cancelled(ctx):
+            await _astop_reading(iterator)
+            return
+
+
+async def _astop_reading(items: Any) -> None:
+    close = getattr(items, "aclose", None)
+    if close is not None:
+        await close()
 
 
 # -- drivers -----------------------------------------------------------------

@@ -90,6 +90,11 @@ def run_program(ctx: RunContext) -> Program:
                 else None
             )
             if not calls:
+                if ctx.stream and ctx.cancel_tokens:  # cancelled mid-stream: the text was cut
+                    stop = check_limits(ctx, budgets=False)
+                    if stop is not None:
+                        message, stop_reason = stop
+                        break
                 stop_reason = "final"
                 if ctx.response_format is not None:
                     stop_reason = _check_structured(ctx, response, ctx.response_format)

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from ..memory import Memory
     from ..observer import Observer
     from ..structured import ResponseFormat
+    from .background import RunHandle
 
 __all__ = ["Agent"]
 
@@ -321,6 +322,28 @@ class Agent(RichDisplay):
             cancellation_token,
         )
         return drive_sync(ctx, run_program(ctx))
+
+    def start(
+        self,
+        messages: Prompt,
+        response_format: ResponseFormat | None = None,
+        *,
+        observers: Sequence[Observer] = (),
+    ) -> RunHandle:
+        """Run in a background thread; returns a :class:`~selectools.agent.background.RunHandle`.
+
+        Await it, poll it (``done()``, ``status``), wait with ``result(timeout)``
+        or stop it with ``cancel()`` (the run ends with ``stop_reason="cancelled"``).
+        """
+        from .background import RunHandle
+
+        def target(token: CancellationToken) -> AgentResult:
+            return self.run(
+                messages, response_format=response_format, observers=observers,
+                cancellation_token=token,
+            )  # fmt: skip
+
+        return RunHandle(target, self.name)
 
     async def arun(
         self,

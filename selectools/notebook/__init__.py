@@ -13,10 +13,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 __all__ = [
+    "ApprovalCard",
     "LiveRun",
+    "LiveRunWidget",
+    "NotebookApprover",
     "NotebookUsageError",
     "SchedulerView",
     "load_ipython_extension",
+    "notebook_approver",
     "run_live",
     "show_scheduler",
     "trace_gantt",
@@ -25,7 +29,11 @@ __all__ = [
 ]
 
 _EXPORTS = {
+    "ApprovalCard": ".approval_card",
     "LiveRun": ".live",
+    "LiveRunWidget": ".live_widget",
+    "NotebookApprover": ".approvals",
+    "notebook_approver": ".approvals",
     "NotebookUsageError": ".errors",
     "load_ipython_extension": ".extension",
     "run_live": ".live",
@@ -52,7 +60,10 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .._view.charts import trace_gantt, trace_to_dataframe
+    from .approval_card import ApprovalCard
+    from .approvals import NotebookApprover, notebook_approver
     from .errors import NotebookUsageError
     from .extension import load_ipython_extension, unload_ipython_extension
     from .live import LiveRun, run_live
+    from .live_widget import LiveRunWidget
     from .scheduler import SchedulerView, show_scheduler

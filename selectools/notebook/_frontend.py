@@ -10,7 +10,9 @@ Two kinds of frontend matter:
 * ``text``: a terminal IPython (its publisher prints ``text/plain``) or no
   IPython at all. Streamed text and tool lines are printed as they arrive.
 
-``%selectools display=live|text`` overrides the detection.
+``%selectools display=live|text`` overrides the detection; ``display=widget`` draws
+runs as a widget with a Stop button (:mod:`.live_widget`) where a kernel and
+anywidget are there, else as ``live``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any, Protocol
 
 __all__ = [
     "DISPLAY_MODES",
+    "BackgroundSurface",
     "LiveSurface",
     "Surface",
     "TextSurface",
@@ -30,7 +33,7 @@ __all__ = [
 ]
 
 #: accepted values of the ``display`` setting
-DISPLAY_MODES = ("auto", "live", "text")
+DISPLAY_MODES = ("auto", "live", "text", "widget")
 
 Bundle = dict[str, Any]
 
@@ -74,8 +77,8 @@ def make_surface(shell: Any, mode: str = "auto") -> Surface:
         raise ValueError(f"display mode must be one of {DISPLAY_MODES}, got {mode!r}")
     if mode == "auto":
         mode = detect(shell)
-    if mode == "live" and getattr(shell, "display_pub", None) is not None:
-        return LiveSurface(shell)
+    if mode in ("live", "widget") and getattr(shell, "display_pub", None) is not None:
+        return LiveSurface(shell)  # (run_live draws "widget" runs itself when it can)
     return TextSurface()
 
 
@@ -121,6 +124,28 @@ class LiveSurface:
         self._publish(_PLACEHOLDER, metadata, update=True)
         for bundle, meta in outputs:
             self._publisher.publish(data=bundle, metadata=meta)
+
+
+class BackgroundSurface(LiveSurface):
+    """A live surface for a run that outlives its cell (``%%agent --background``).
+
+    It is opened while the cell still runs; afterwards only display updates reach
+    the cell (new outputs of a finished cell are dropped by the frontend), so the
+    final render replaces the live output in place.
+    """
+
+    def __init__(self, shell: Any) -> None:
+        super().__init__(shell)
+        self._started = False
+
+    def start(self) -> None:
+        if not self._started:
+            self._started = True
+            super().start()
+
+    def finish(self, outputs: list[tuple[Bundle, dict[str, Any]]], view: _Rendered) -> None:
+        bundle, metadata = outputs[0] if outputs else ({"text/plain": view.text()}, {})
+        self._publish(bundle, metadata, update=True)
 
 
 class TextSurface:

@@ -36,4 +36,9 @@ AGENT_OPTIONS = (
         help="input guardrails for this cell: pii, toxicity, injection, or variables",
     ),
     Option("--output", short="-o", metavar="NAME", help="store the AgentResult in this variable"),
+    Option(
+        "--background",
+        kind="flag",
+        help="run in the background: the cell returns a RunHandle (await, poll, cancel)",
+    ),
 )

@@ -128,8 +128,22 @@ def output_metadata(result: AgentResult, model: str, provider: str) -> dict[str,
             "trace_id": trace.run_id if trace is not None else None,
             "stop_reason": result.stop_reason,
             "iterations": result.iterations,
+            "approvals": _decisions(trace),
         }
     }
+
+
+def _decisions(trace: Any) -> list[dict[str, Any]]:
+    """Every policy / approval decision of the run (tool, decision, source, by, reason)."""
+    if trace is None:
+        return []
+    from ..trace import StepType
+
+    return [
+        {"tool": step.tool_name, "call_id": step.call_id, **step.data}
+        for step in trace.steps
+        if step.type == StepType.POLICY_DECISION
+    ]
 
 
 def _answer_bundle(result: AgentResult, output_format: str) -> tuple[dict[str, Any] | None, str]:
@@ -161,6 +175,8 @@ def run_live(
     shell: Any = None,
     display: str = "auto",
     updates_per_second: float = UPDATES_PER_SECOND,
+    cancellation_token: Any = None,
+    surface: _frontend.Surface | None = None,
 ) -> AgentResult:
     """Run ``agent`` on ``prompt`` with a live view in the current notebook or terminal.
 
@@ -174,21 +190,62 @@ def run_live(
         shell = _current_shell()
     provider = _provider_name(agent)
     title = f"{agent.name} · {provider} · {agent.model}"
-    view = LiveRun(
-        _frontend.make_surface(shell, display), title, updates_per_second=updates_per_second
-    )
+    if surface is None and display == "widget":
+        surface, cancellation_token = _widget_surface(cancellation_token)
+    if surface is None:
+        surface = _frontend.make_surface(shell, display)
+    view = LiveRun(surface, title, updates_per_second=updates_per_second)
     result: AgentResult | None = None
+    cards = getattr(surface, "cards", None)  # a widget run shows its approval cards below it
+    host = None
+    if cards is not None:
+        from .approvals import CARD_HOST
+
+        host = CARD_HOST.set(cards)
     try:
         result = view.consume(
-            agent.stream(prompt, response_format=response_format, observers=[view])
+            agent.stream(
+                prompt,
+                response_format=response_format,
+                observers=[view],
+                cancellation_token=cancellation_token,
+            )
         )
     except BaseException as exc:
         view.transcript.stop(error_line(exc))
         raise
     finally:
+        if host is not None:
+            from .approvals import CARD_HOST
+
+            CARD_HOST.reset(host)
         outputs = _final_outputs(view.transcript, result, output_format, agent.model, provider)
         view.surface.finish(outputs, view.transcript)
     return result
+
+
+def widget_surface_available() -> bool:
+    """True in a kernel with anywidget installed (else the display-id view is used)."""
+    from .approvals import _kernel_shell
+
+    if _kernel_shell() is None:
+        return False
+    try:
+        import anywidget  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _widget_surface(token: Any) -> tuple[Any, Any]:
+    """A :class:`~.live_widget.WidgetSurface` and the token its Stop button cancels."""
+    if not widget_surface_available():
+        return None, token
+    from ..cancellation import CancellationToken
+    from .live_widget import WidgetSurface
+
+    token = token if token is not None else CancellationToken()
+    return WidgetSurface(token), token
 
 
 def _final_outputs(

@@ -29,6 +29,7 @@ from ..exceptions import SelectoolsError
 from . import _frontend
 from ._magic_options import AGENT_OPTIONS, TOOL_OPTIONS
 from ._options import Option, parse_line
+from .approvals import APPROVAL_RULES, notebook_approver
 from .errors import NotebookUsageError
 from .eval_cell import EVAL_OPTIONS
 from .providers import PROVIDERS, provider_variables
@@ -81,7 +82,10 @@ class SelectoolsMagics(Magics):
                                                         API keys found (never their values), tools
         %selectools provider=openai model=gpt-4o-mini   set defaults for %%agent
         %selectools provider=auto                       a provider whose key is set, else offline
-        %selectools display=text                        print plain text (auto, live or text)
+        %selectools display=text                        print plain text (auto, live, text, or
+                                                        widget: a live widget with a Stop button)
+        %selectools approval=deny approval.read=allow   tool calls needing review: ask (a card),
+                                                        allow or deny; per tool with approval.NAME
         %selectools mcp NAME -- COMMAND ARGS...         attach a stdio MCP server: its tools
                                                         join the notebook's tools (--url URL for
                                                         streamable HTTP, --detach to stop it)
@@ -130,8 +134,17 @@ class SelectoolsMagics(Magics):
 
     def _apply_settings(self, line: str) -> None:
         changes: dict[str, str | None] = {}
+        rules: list[tuple[str, str | None]] = []
         for item in line.split():
             key, sep, value = item.partition("=")
+            if sep and (key == "approval" or key.startswith("approval.")):
+                rules.append((value, key.partition(".")[2] or None))
+                if value not in APPROVAL_RULES:
+                    raise NotebookUsageError(
+                        f"%selectools: {key} must be one of {', '.join(APPROVAL_RULES)}, "
+                        f"got '{value}'"
+                    )
+                continue
             if not sep:
                 raise NotebookUsageError(
                     f"%selectools: expected key=value, got '{item}' (keys: {', '.join(_SETTINGS)})"
@@ -145,6 +158,8 @@ class SelectoolsMagics(Magics):
             changes[key] = self._check_setting(key, value)
         for key, setting in changes.items():
             setattr(self.state, key, setting)
+        for rule, tool in rules:
+            notebook_approver().set_rule(rule, tool)
 
     def _check_setting(self, key: str, value: str) -> str | None:
         if key == "model":
@@ -219,7 +234,7 @@ class SelectoolsMagics(Magics):
     # -- %%agent / %agent -----------------------------------------------------------------
     @no_var_expand
     @line_cell_magic
-    def agent(self, line: str, cell: str | None = None) -> None:
+    def agent(self, line: str, cell: str | None = None) -> Any:
         """Run an agent on the cell (or the rest of the line), streaming live.
 
         %%agent [NAME] [options]      the cell is the prompt; {var} inserts a notebook variable
@@ -233,7 +248,8 @@ class SelectoolsMagics(Magics):
         Options:
         """
         from .agent_cell import cell_guardrails, prepare_run
-        from .live import run_live
+        from .approvals import card_host, cell_approvals
+        from .live import run_live, widget_surface_available
 
         magic = "%agent" if cell is None else "%%agent"
         with _usage_errors():
@@ -249,16 +265,48 @@ class SelectoolsMagics(Magics):
                 parsed = parse_line(magic, line, AGENT_OPTIONS, positional=1)
                 prompt = cell
             request = prepare_run(magic, parsed, prompt, self.state, self._namespace)
-            try:
-                with cell_guardrails(request.agent, request.guardrails):
-                    result = run_live(
+
+            surface: Any = None
+            host: Any = None
+            if parsed.options["background"] and _frontend.detect(self.shell) == "live":
+                # opened now: once the cell has ended only display updates reach it
+                if self.state.display == "widget" and widget_surface_available():
+                    from .live_widget import WidgetSurface
+
+                    surface = WidgetSurface()
+                    host = surface.cards
+                else:
+                    surface = _frontend.BackgroundSurface(self.shell)
+                    surface.start()
+                    host = card_host()
+
+            def go(token: Any = None) -> Any:
+                if token is not None and hasattr(surface, "widget"):
+                    surface.widget.token = token  # its Stop button cancels this run
+                with (
+                    cell_guardrails(request.agent, request.guardrails),
+                    cell_approvals(request.agent, host),
+                ):
+                    return run_live(
                         request.agent,
                         request.prompt,
                         response_format=request.response_format,
                         output_format=request.output_format,
                         shell=self.shell,
                         display=self.state.display,
+                        cancellation_token=token,
+                        surface=surface,
                     )
+
+            if parsed.options["background"]:
+                from ..agent.background import RunHandle
+
+                handle = RunHandle(go, request.agent.name)
+                if request.output is not None:
+                    self._namespace[request.output] = handle
+                return handle
+            try:
+                result = go()
             except NotebookUsageError:
                 raise
             except SelectoolsError as exc:

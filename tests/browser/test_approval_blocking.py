@@ -1,0 +1,251 @@
+"""The approval card in a real JupyterLab 4 (and Notebook 7) with headless Chromium: blocking ``%%agent``.
+
+Every tool call of ``remove`` needs approval; the tool appends its argument to
+``calls.txt`` in the server's folder, which is what the assertions read (the
+Python side), never the page alone.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+SETUP = [
+    "%load_ext selectools",
+    '%%tool --requires-approval\ndef remove(path: str) -> str:\n    """Delete a file (pretend)."""\n'
+    '    with open("calls.txt", "a") as f:\n        f.write(path + "\\n")\n'
+    '    return "removed " + path',
+    "from selectools.testing import ScriptedProvider, reply, tool_call\n"
+    "def calls(*paths):\n"
+    '    return ScriptedProvider([*(reply("", tool_call("remove", path=p)) for p in paths),'
+    ' reply("done")])\n'
+    'p_approve, p_deny, p_edit, p_always = calls("/a"), calls("/b"), calls("/c"), calls("/d1", "/d2")',
+]
+CELLS = [
+    *SETUP,
+    "%%agent --provider p_approve\nremove /a",
+    "%%agent --provider p_deny\nremove /b",
+    "%%agent --provider p_edit\nremove /c",
+    "%%agent --provider p_always\nremove /d1 and /d2",
+]
+
+PENDING = '.selectools-approval[data-status="pending"]'
+
+
+def _calls(work: Path) -> list[str]:
+    path = work / "calls.txt"
+    return path.read_text().split() if path.exists() else []
+
+
+def _wait(predicate: Any, what: str, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _run_all(page: Any) -> None:
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.get_by_text("Run All Cells", exact=True).click()
+
+
+def _open(server: Any, browser: Any, path: str) -> Any:
+    page = browser.new_page(viewport={"width": 1200, "height": 1000})
+    page.goto(server.url(path))
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    server.wait_for_idle_kernel()
+    return page
+
+
+def test_blocking_cells_approve_deny_edit_and_always_allow(lab, browser, shots):
+    (lab.work / "calls.txt").unlink(missing_ok=True)
+    lab.write_notebook("approve.ipynb", CELLS)
+    page = _open(lab, browser, "lab/tree/approve.ipynb?reset")
+    _run_all(page)
+
+    # 1. approve: the tool runs
+    card = page.locator(PENDING).filter(has_text="path='/a'").first
+    card.wait_for(timeout=60_000)
+    assert "remove" in card.inner_text() and '"/a"' in card.locator(".sa-args").input_value()
+    page.screenshot(path=str(shots / "approval-card-jupyterlab.png"))
+    card.locator(".sa-approve").click()
+    _wait(lambda: _calls(lab.work) == ["/a"], "the approved call to run")
+
+    # 2. deny with a reason (Esc on the card): the tool does not run
+    card = page.locator(PENDING).filter(has_text="path='/b'").first
+    card.wait_for(timeout=60_000)
+    assert '"/b"' in card.locator(".sa-args").input_value()
+    card.locator(".sa-reason").fill("not that one")
+    card.locator(".sa-deny").click()
+    _wait(
+        lambda: page.locator('.selectools-approval[data-status="denied"]').count() == 1,
+        "the denied record",
+    )
+    record = page.locator('.selectools-approval[data-status="denied"]').inner_text()
+    assert (
+        record.startswith("denied remove(path='/b') — by person at ") and "not that one" in record
+    )
+
+    # 3. edit: invalid arguments are refused in the card, valid edits reach the tool
+    card = page.locator(PENDING).filter(has_text="path='/c'").first
+    card.wait_for(timeout=60_000)
+    args = card.locator(".sa-args")
+    args.fill('{"path": 5}')
+    card.locator(".sa-approve").click()
+    assert "'path' must be string" in card.locator(".sa-error").inner_text()
+    args.fill('{"path": "/c-edited"')
+    card.locator(".sa-approve").click()
+    assert "invalid JSON" in card.locator(".sa-error").inner_text()
+    args.fill('{"path": "/c-edited"}')
+    card.focus()
+    page.keyboard.press("Enter")  # Enter approves, with the edited arguments
+    _wait(lambda: _calls(lab.work) == ["/a", "/c-edited"], "the edited call to run")
+
+    # 4. always allow (this run): the second call of the run needs no card
+    card = page.locator(PENDING).filter(has_text="path='/d1'").first
+    card.wait_for(timeout=60_000)
+    assert '"/d1"' in card.locator(".sa-args").input_value()
+    card.locator(".sa-allow-run").click()
+    _wait(lambda: _calls(lab.work) == ["/a", "/c-edited", "/d1", "/d2"], "both calls to run")
+    lab.wait_for_idle_kernel()
+    assert page.locator(PENDING).count() == 0
+    decided = page.locator(".selectools-approval.sa-decided")
+    _wait(lambda: decided.count() == 5, "five decided cards")
+    records = decided.all_inner_texts()
+    assert any("by rule: always allow (run)" in r and "/d2" in r for r in records), records
+    page.screenshot(path=str(shots / "decided-cards-jupyterlab.png"), full_page=True)
+
+    # the saved notebook keeps each decided card's static HTML and the cells' metadata
+    page.get_by_role("menuitem", name="File", exact=True).click()
+    page.get_by_role("menuitem", name=re.compile("^Save Notebook")).first.click()
+    _wait(lambda: "by person" in (lab.work / "approve.ipynb").read_text(), "the save")
+    saved = nbformat.read(lab.work / "approve.ipynb", as_version=4)
+    htmls = [
+        o["data"]["text/html"]
+        for cell in saved.cells
+        for o in cell.get("outputs", [])
+        if "selectools-approval-static" in o.get("data", {}).get("text/html", "")
+    ]
+    assert len(htmls) == 5 and sum('data-status="approved"' in h for h in htmls) == 4
+    approvals = [  # the final render of each %%agent cell lists its decisions
+        next(o for o in c.outputs if "selectools" in o.get("metadata", {}))["metadata"]
+        for c in saved.cells
+        if c.source.startswith("%%agent")
+    ]
+    approvals = [m["selectools"]["approvals"] for m in approvals]
+    assert [[d["decision"] for d in a] for a in approvals] == [
+        ["allow"],
+        ["deny"],
+        ["allow"],
+        ["allow", "allow"],
+    ]
+    page.close()
+
+    # reopened without a kernel: the static HTML is what a viewer shows
+    lab.stop_kernels()
+    static = browser.new_page()
+    static.set_content("".join(htmls))
+    assert re.search(r"denied remove\(path='/b'\) — by person", static.inner_text("body"))
+    static.screenshot(path=str(shots / "saved-static-html.png"))
+    static.close()
+
+
+def test_blocking_approval_in_notebook7(notebook7, browser, shots):
+    notebook7.write_notebook("nb7.ipynb", [*SETUP, "%%agent --provider p_approve\nremove /a"])
+    page = _open(notebook7, browser, "notebooks/nb7.ipynb")
+    _run_all(page)
+    card = page.locator(PENDING).first
+    card.wait_for(timeout=60_000)
+    page.screenshot(path=str(shots / "approval-card-notebook7.png"))
+    card.locator(".sa-approve").click()
+    _wait(lambda: _calls(notebook7.work) == ["/a"], "the approved call to run in Notebook 7")
+    page.close()
+
+
+ASYNC_AND_BACKGROUND = [
+    *SETUP,
+    "from selectools import Agent, AgentConfig\n"
+    "from selectools.agent.config_groups import ToolConfig\n"
+    "from selectools.notebook.approvals import notebook_approver\n"
+    "def agent(provider):\n"
+    "    config = AgentConfig(tool=ToolConfig(approval_handler=notebook_approver()))\n"
+    "    return Agent(tools=[remove], provider=provider, config=config)\n"
+    'result_e = await agent(calls("/e")).arun("remove /e")\n'
+    'result_f = await agent(calls("/f")).arun("remove /f")',
+    "p_g, p_h = calls('/g'), calls('/h')",
+    "%%agent --background -o bg_g --provider p_g\nremove /g",
+    "%%agent --background -o bg_h --provider p_h\nremove /h",
+    'handle = agent(calls("/i")).start("remove /i")\nhandle',
+]
+
+
+def test_await_and_background_runs(lab, browser, shots):
+    (lab.work / "calls.txt").unlink(missing_ok=True)
+    lab.write_notebook("modes.ipynb", ASYNC_AND_BACKGROUND)
+    page = _open(lab, browser, "lab/tree/modes.ipynb?reset")
+    _run_all(page)
+
+    def answer(path: str, approve: bool) -> None:
+        card = page.locator(PENDING).filter(has_text=path).first
+        try:
+            card.wait_for(timeout=60_000)
+        except Exception:
+            texts = page.locator(".selectools-approval, .jp-OutputArea-output").all_inner_texts()
+            raise AssertionError(f"no pending card for {path}: {texts}") from None
+        card.locator(".sa-approve" if approve else ".sa-deny").click()
+
+    # await: the cell awaits; approve /e runs it, deny /f does not
+    answer("/e", True)
+    try:
+        _wait(lambda: _calls(lab.work) == ["/e"], "the awaited approved call")
+    except AssertionError:
+        raise AssertionError(page.locator(".selectools-approval").all_inner_texts()) from None
+    answer("/f", False)
+    # background: the cells end at once; their cards are answered afterwards
+    lab.wait_for_idle_kernel()
+    page.screenshot(path=str(shots / "background-cards-jupyterlab.png"), full_page=True)
+    answer("/h", False)
+    answer("/g", True)
+    answer("/i", True)
+    _wait(lambda: sorted(_calls(lab.work)) == ["/e", "/g", "/i"], "the background calls")
+    page.close()
+
+
+STOP = [
+    "%load_ext selectools",
+    "%selectools display=widget",
+    "from selectools.testing import ScriptedProvider, reply\n"
+    'words = [f"w{i} " for i in range(3000)]\n'
+    'slow = ScriptedProvider([reply("".join(words), chunks=words, chunk_latency=0.01)])',
+    "%%agent --provider slow -o stopped\nTalk for a while.",
+    'open("stop.txt", "w").write(f"{stopped.stop_reason} {len(stopped.trace.steps)}")',
+]
+
+
+def test_stop_button_cancels_a_streaming_run(lab, browser, shots):
+    lab.write_notebook("stop.ipynb", STOP)
+    page = _open(lab, browser, "lab/tree/stop.ipynb?reset")
+    _run_all(page)
+    widget = page.locator('.selectools-live-widget[data-status="running"]')
+    widget.wait_for(timeout=60_000)
+    _wait(lambda: "w20 " in widget.inner_text(), "the stream to show")
+    page.screenshot(path=str(shots / "live-widget-jupyterlab.png"))
+    widget.locator(".slw-stop").click()
+    _wait(lambda: (lab.work / "stop.txt").exists(), "the run to end", timeout=60)
+    reason, steps = (lab.work / "stop.txt").read_text().split()
+    assert reason == "cancelled" and int(steps) >= 2  # the cut model call and the stop
+    # the widget's output became the final render: cancelled, the stream cut short
+    _wait(lambda: page.locator(".selectools-live-widget").count() == 0, "the final render")
+    text = page.inner_text(".jp-Notebook")
+    assert "cancelled" in text and "w20 " in text and "w2999" not in text
+    page.screenshot(path=str(shots / "live-widget-stopped-jupyterlab.png"))
+    page.close()
