@@ -224,7 +224,7 @@ STOP = [
     "%load_ext selectools",
     "%selectools display=widget",
     "from selectools.testing import ScriptedProvider, reply\n"
-    'words = [f"w{i} " for i in range(3000)]\n'
+    'words = [f"w{i} " for i in range(6000)]\n'
     'slow = ScriptedProvider([reply("".join(words), chunks=words, chunk_latency=0.01)])',
     "%%agent --provider slow -o stopped\nTalk for a while.",
     'open("stop.txt", "w").write(f"{stopped.stop_reason} {len(stopped.trace.steps)}")',
@@ -246,6 +246,6 @@ def test_stop_button_cancels_a_streaming_run(lab, browser, shots):
     # the widget's output became the final render: cancelled, the stream cut short
     _wait(lambda: page.locator(".selectools-live-widget").count() == 0, "the final render")
     text = page.inner_text(".jp-Notebook")
-    assert "cancelled" in text and "w20 " in text and "w2999" not in text
+    assert "cancelled" in text and "w20 " in text and "w5999" not in text
     page.screenshot(path=str(shots / "live-widget-stopped-jupyterlab.png"))
     page.close()
