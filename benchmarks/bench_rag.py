@@ -44,15 +44,16 @@ because while after before during often always never usually quickly carefully t
 
 
 def progress(label: str, done: int, total: int, started: float) -> None:
-    """A one-line progress bar on stderr (percent, count, rate, elapsed)."""
+    """A one-line progress bar on stderr (percent, count, rate, elapsed, time left)."""
     width = 30
     filled = int(width * done / total) if total else width
     elapsed = time.perf_counter() - started
     rate = done / elapsed if elapsed > 0 else 0.0
+    left = (total - done) / rate if rate > 0 else 0.0
     end = "\n" if done >= total else ""
     sys.stderr.write(
         f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {100 * done / max(total, 1):5.1f}% "
-        f"{done}/{total} {rate:,.0f}/s {elapsed:5.1f}s{end}"
+        f"{done}/{total} {rate:,.1f}/s {elapsed:5.1f}s, ~{left:,.0f}s left{end}"
     )
     sys.stderr.flush()
 
@@ -232,6 +233,9 @@ def bench_ingest(megabytes: float) -> None:
         f"  load {load:.2f} s, chunk {chunk:.2f} s, embed (E5, offline) + store {embed:.1f} s; "
         f"total {total:.1f} s = {written / 1e6 / total:.3f} MB/s, {len(chunks) / total:.1f} chunks/s"
     )
+    if megabytes < 10:
+        # The issue's reference size; the offline CPU embedder dominates, so the time scales linearly.
+        print(f"  projected for 10 MB at this rate: {10 * total / (written / 1e6) / 60:.1f} min")
 
 
 def main() -> None:

@@ -41,11 +41,6 @@ class UnknownVectorStoreError(RAGError, ValueError):
         self.known = known
         super().__init__(f"unknown vector store {kind!r}; choose one of: {', '.join(known)}")
 
-    def with_reason(self, reason: str) -> UnknownVectorStoreError:
-        """The same error with ``reason`` put before the list of known stores."""
-        self.args = (f"vector store {self.kind!r}: {reason} (available: {', '.join(self.known)})",)
-        return self
-
 
 class DocumentLoadError(RAGError, OSError):
     """A file could not be read or parsed: ``path`` says which, ``reason`` why."""

@@ -37,10 +37,7 @@ _KINDS = {
     "qdrant": (".stores.qdrant", "QdrantVectorStore"),
     "pgvector": (".stores.pgvector", "PgVectorStore"),
     "pinecone": (".stores.pinecone", "PineconeVectorStore"),
-}
-#: Stores the docs name that this version does not ship (the error says so).
-_NOT_SHIPPED = {
-    "chroma": "the Chroma store is not part of this version; use 'sqlite', 'faiss' or 'qdrant' for a local persistent store",
+    "chroma": (".stores.chroma", "ChromaVectorStore"),
 }
 
 
@@ -95,12 +92,10 @@ class VectorStore(ABC):
     # -- factory ---------------------------------------------------------
     @staticmethod
     def create(kind: str, embedder: EmbeddingProvider | None = None, **kwargs: Any) -> VectorStore:
-        """A store by name: ``"memory"``, ``"sqlite"`` (``db_path=``), ``"faiss"``, ``"qdrant"``, ``"pgvector"``, ``"pinecone"``."""
+        """A store by name: ``"memory"``, ``"sqlite"`` (``db_path=``), ``"faiss"``, ``"qdrant"``, ``"pgvector"``, ``"pinecone"``, ``"chroma"`` (``persist_directory=``)."""
         import importlib
 
         key = kind.lower() if isinstance(kind, str) else kind
-        if key in _NOT_SHIPPED:
-            raise UnknownVectorStoreError(kind, sorted(_KINDS)).with_reason(_NOT_SHIPPED[key])
         if key not in _KINDS:
             raise UnknownVectorStoreError(kind, sorted(_KINDS))
         module, name = _KINDS[key]

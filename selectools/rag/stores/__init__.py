@@ -1,4 +1,4 @@
-"""Vector stores over real engines: numpy, SQLite, FAISS, Qdrant, pgvector and Pinecone (HTTP).
+"""Vector stores over real engines: numpy, SQLite, FAISS, Qdrant, Chroma, pgvector and Pinecone (HTTP).
 
 Each store's engine loads only when the store is used; a missing optional
 package raises :class:`~selectools.rag.errors.MissingDependencyError` naming
@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from ..._lazy import lazy_exports
 
 __all__ = [
+    "ChromaVectorStore",
     "FAISSVectorStore",
     "InMemoryVectorStore",
     "PgVectorStore",
@@ -21,6 +22,7 @@ __all__ = [
 ]
 
 _LAZY = {
+    "ChromaVectorStore": ".chroma",
     "InMemoryVectorStore": ".memory",
     "SQLiteVectorStore": ".sqlite",
     "FAISSVectorStore": ".faiss",
@@ -32,6 +34,7 @@ _LAZY = {
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .chroma import ChromaVectorStore
     from .faiss import FAISSVectorStore
     from .memory import InMemoryVectorStore
     from .pgvector import PgVectorStore
