@@ -15,7 +15,8 @@ hosted model streams). A 10-chunk unpaced row shows that fixed cost on its own.
 The kernel reports wall times; the client counts the ``update_display_data``
 messages.
 Prints medians, the ratio ``%%agent / bare`` and redraws per second, and exits
-non-zero when the paced ratio exceeds 1.10 or redraws exceed 30 a second.
+non-zero when the paced or the unpaced ratio exceeds 1.10 or redraws exceed 30 a
+second.
 
 Run: ``python benchmarks/bench_notebook_stream.py [repeats]``.
 """
@@ -120,15 +121,15 @@ def main() -> int:
             f"{name:<22}{r['bare'] * 1000:>9.1f}ms{r['live'] * 1000:>9.1f}ms"
             f"{r['ratio']:>8.3f}{r['updates_per_s']:>17.1f}"
         )
-    paced = results["paced 0.2 ms/chunk"]
-    ok = paced["ratio"] <= RATIO_LIMIT and all(
+    gated = (results["paced 0.2 ms/chunk"], results["unpaced"])
+    ok = all(r["ratio"] <= RATIO_LIMIT for r in gated) and all(
         r["updates_per_s"] <= UPDATES_LIMIT for r in results.values()
     )
     fixed = results["unpaced, 10 chunks"]["live"] - results["unpaced, 10 chunks"]["bare"]
     per_chunk = (results["unpaced"]["live"] - results["unpaced"]["bare"] - fixed) / CHUNKS
     print(f"fixed cost of the view: {fixed * 1000:.1f} ms; per chunk: {per_chunk * 1e6:.2f} µs")
     print(
-        f"target: paced ratio <= {RATIO_LIMIT} and <= {UPDATES_LIMIT:.0f} redraws/s: "
+        f"target: paced and unpaced ratios <= {RATIO_LIMIT} and <= {UPDATES_LIMIT:.0f} redraws/s: "
         + ("met" if ok else "NOT met")
     )
     print(json.dumps(results))

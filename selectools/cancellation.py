@@ -1,8 +1,10 @@
 """``CancellationToken``: ask a running agent (or graph) to stop at its next step boundary.
 
-Cancellation is cooperative: the call in progress (a model call, a tool batch)
-finishes, then the run ends cleanly with ``stop_reason="cancelled"`` instead of
-raising. The token is thread-safe, so a button callback, another thread or an
+Cancellation is cooperative: a streamed model call stops being read, a running
+tool stops being waited for (a sync tool's worker thread is abandoned, it cannot
+be killed; an async tool's task is cancelled; its trace step is marked
+``cancelled``), then the run ends cleanly with ``stop_reason="cancelled"`` instead
+of raising. The token is thread-safe, so a button callback, another thread or an
 asyncio task can cancel a run blocking elsewhere.
 """
 

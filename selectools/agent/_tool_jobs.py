@@ -8,6 +8,8 @@ to; it never ends the run.
 from __future__ import annotations
 
 import contextvars
+import threading
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING
 
 from .._async_bridge import shared_pool
@@ -17,8 +19,22 @@ from ..trace import StepType, TraceStep, now
 from ..types import ToolCall
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+    from ..cancellation import CancellationToken
     from ..tools import ToolLike
     from ._context import RunContext
+
+    Tokens = tuple[CancellationToken, ...]
+
+
+class ToolCancelledError(Exception):
+    """The run was cancelled while this tool ran; the run stopped waiting for it."""
+
+    def __init__(self, tool_name: str) -> None:
+        super().__init__(f"Tool '{tool_name}' was still running when the run was cancelled")
+        self.tool_name = tool_name
+
 
 __all__ = ["ToolJob", "run_jobs_async", "run_jobs_sync"]
 
@@ -156,6 +172,7 @@ class ToolJob:
             error=self.content,
             tool_name=self.name,
             tool_args=self.call.parameters,
+            **({"data": {"cancelled": True}} if isinstance(exc, ToolCancelledError) else {}),
         )
         self._record_analytics(False, step.duration_ms)
 
@@ -178,26 +195,42 @@ class ToolJob:
                 raise self.failure
             tool = self.tool
             assert tool is not None
-            if timeout is None:
+            tokens = self.ctx.cancel_tokens
+            if timeout is None and not tokens:
                 result = tool.execute(self.call.parameters, self._on_chunk)
             else:
-                from concurrent.futures import TimeoutError as FutureTimeout
-
                 future = shared_pool().submit(
                     contextvars.copy_context().run,
                     tool.execute,
                     self.call.parameters,
                     self._on_chunk,
                 )
-                try:
-                    result = future.result(timeout=timeout)
-                except FutureTimeout:
-                    future.cancel()
-                    raise TimeoutError(f"Tool '{self.name}' timed out after {timeout:g}s") from None
+                result = self._wait(future, timeout, tokens)
         except Exception as exc:
             self._fail(exc)
         else:
             self._succeed(result)
+
+    def _wait(self, future: Future[str], timeout: float | None, tokens: Tokens) -> str:
+        """The tool's result, unless ``timeout`` passes or a token fires first.
+
+        A sync tool cannot be killed: on timeout or cancellation its worker thread is
+        abandoned (it finishes in the background and its result is dropped).
+        """
+        settled = threading.Event()
+        future.add_done_callback(lambda _: settled.set())
+        removers = [token.on_cancel(settled.set) for token in tokens]
+        try:
+            settled.wait(timeout)
+        finally:
+            for remove in removers:
+                remove()
+        if future.done():
+            return future.result()
+        future.cancel()
+        if any(token.cancelled for token in tokens):
+            raise ToolCancelledError(self.name)
+        raise TimeoutError(f"Tool '{self.name}' timed out after {timeout:g}s")
 
     async def run_async(self, timeout: float | None) -> None:
         self._begin()
@@ -207,6 +240,9 @@ class ToolJob:
             tool = self.tool
             assert tool is not None
             pending = tool.aexecute(self.call.parameters, self._on_chunk)
+            tokens = self.ctx.cancel_tokens
+            if tokens:
+                pending = _until_cancelled(pending, tokens, self.name)
             if timeout is None:
                 result = await pending
             else:
@@ -220,6 +256,37 @@ class ToolJob:
             self._fail(exc)
         else:
             self._succeed(result)
+
+
+async def _until_cancelled(pending: Awaitable[str], tokens: Tokens, name: str) -> str:
+    """Await ``pending`` as a task; cancel the task when a token fires first."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    task = asyncio.ensure_future(pending)
+    fired = loop.create_future()
+
+    def settle() -> None:
+        if not fired.done():
+            fired.set_result(None)
+
+    def wake() -> None:
+        loop.call_soon_threadsafe(settle)
+
+    removers = [token.on_cancel(wake) for token in tokens]
+    try:
+        await asyncio.wait((task, fired), return_when=asyncio.FIRST_COMPLETED)
+    except BaseException:
+        task.cancel()
+        raise
+    finally:
+        for remove in removers:
+            remove()
+        fired.cancel()
+    if task.done():
+        return task.result()
+    task.cancel()
+    raise ToolCancelledError(name)
 
 
 def run_jobs_sync(jobs: list[ToolJob], parallel: bool, timeout: float | None) -> list[ToolJob]:

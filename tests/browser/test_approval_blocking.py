@@ -249,3 +249,44 @@ def test_stop_button_cancels_a_streaming_run(lab, browser, shots):
     assert "cancelled" in text and "w20 " in text and "w5999" not in text
     page.screenshot(path=str(shots / "live-widget-stopped-jupyterlab.png"))
     page.close()
+
+
+STOP_TOOL = [
+    "%load_ext selectools",
+    "%selectools display=widget",
+    '%%tool\ndef hold(key: str) -> str:\n    """Waits until the test releases it."""\n'
+    "    import os, time\n"
+    '    open("tool_started.txt", "w").write(key)\n'
+    '    while not os.path.exists("release.txt"):\n        time.sleep(0.05)\n'
+    '    open("tool_done.txt", "w").write(key)\n'
+    '    return "held " + key',
+    "from selectools.testing import ScriptedProvider, reply, tool_call\n"
+    'p_hold = ScriptedProvider([reply("", tool_call("hold", key="k")), reply("done")])',
+    "%%agent --provider p_hold -o held\nHold.",
+    "step = next(s for s in held.trace.steps if s.type.value == 'tool_execution')\n"
+    'open("hold.txt", "w").write(f"{held.stop_reason} {step.status} {step.data.get(\'cancelled\')}")',
+]
+
+
+def test_stop_button_ends_a_run_while_a_tool_runs(lab, browser, shots):
+    for name in ("tool_started.txt", "tool_done.txt", "release.txt", "hold.txt"):
+        (lab.work / name).unlink(missing_ok=True)
+    lab.write_notebook("stop_tool.ipynb", STOP_TOOL)
+    page = _open(lab, browser, "lab/tree/stop_tool.ipynb?reset")
+    _run_all(page)
+    widget = page.locator('.selectools-live-widget[data-status="running"]')
+    widget.wait_for(timeout=60_000)
+    _wait(lambda: (lab.work / "tool_started.txt").exists(), "the tool to start")
+    widget.locator(".slw-stop").click()
+    try:
+        _wait(lambda: (lab.work / "hold.txt").exists(), "the run to end", timeout=60)
+        # the run ended while the tool was still blocked: it was not awaited
+        assert not (lab.work / "tool_done.txt").exists()
+        assert (lab.work / "hold.txt").read_text().split() == ["cancelled", "error", "True"]
+        _wait(lambda: page.locator(".selectools-live-widget").count() == 0, "the final render")
+        assert "cancelled" in page.inner_text(".jp-Notebook")
+        page.screenshot(path=str(shots / "live-widget-stopped-tool-jupyterlab.png"))
+    finally:
+        (lab.work / "release.txt").write_text("go")  # let the abandoned worker finish
+    _wait(lambda: (lab.work / "tool_done.txt").exists(), "the abandoned tool to finish")
+    page.close()
