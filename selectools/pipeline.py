@@ -321,10 +321,7 @@ class Step:
                     attempt += 1
                     continue
                 return value, False
-            entry["duration_ms"] = (time.perf_counter() - start) * 1000
-            if attempt:
-                entry["retry"] = attempt
-            trace.append(entry)
+            self._succeeded(entry, attempt, start, trace)
             return out, True
 
     async def _arun(
@@ -341,11 +338,18 @@ class Step:
                     attempt += 1
                     continue
                 return value, False
-            entry["duration_ms"] = (time.perf_counter() - start) * 1000
-            if attempt:
-                entry["retry"] = attempt
-            trace.append(entry)
+            self._succeeded(entry, attempt, start, trace)
             return out, True
+
+    @staticmethod
+    def _succeeded(
+        entry: dict[str, Any], attempt: int, start: float, trace: list[dict[str, Any]]
+    ) -> None:
+        """Record a successful attempt (and how many retries it took)."""
+        entry["duration_ms"] = (time.perf_counter() - start) * 1000
+        if attempt:
+            entry["retry"] = attempt
+        trace.append(entry)
 
     def _failed(
         self,
