@@ -4,9 +4,10 @@ Two kinds of frontend matter:
 
 * ``live``: a Jupyter kernel (JupyterLab 4, Notebook 7, VS Code, nbclient) or
   any display publisher that records rich output. Views are rich bundles; a
-  running view is one output updated in place through its display id.
-  JupyterLab and Notebook 7 share the same output renderers, so they need no
-  separate branch.
+  running view is one output updated in place through its display id, and a
+  kernel driven by a runner nobody watches (nbclient, nbval) gets the final
+  render only. JupyterLab and Notebook 7 share the same output renderers, so
+  they need no separate branch.
 * ``text``: a terminal IPython (its publisher prints ``text/plain``) or no
   IPython at all. Streamed text and tool lines are printed as they arrive.
 
@@ -32,6 +33,7 @@ __all__ = [
     "detect",
     "make_surface",
     "show",
+    "watched",
 ]
 
 #: accepted values of the ``display`` setting
@@ -39,8 +41,7 @@ DISPLAY_MODES = ("auto", "live", "text", "widget")
 
 Bundle = dict[str, Any]
 
-#: what a live view's output holds once the final render has been appended below it;
-#: it equals the first display, so tools that ignore display updates (nbval) see the same
+#: what a background run's output shows from its cell's end until the first redraw
 _PLACEHOLDER: Bundle = {"text/plain": ""}
 
 
@@ -95,45 +96,61 @@ def show(shell: Any, bundle: Bundle, mode: str = "auto") -> None:
 
 
 class LiveSurface:
-    """One output updated in place while the run goes, then the final render below it.
+    """One output per run: drawn at the first redraw, updated in place, ended as the final render.
 
-    The live output returns to an empty placeholder at the end and the final render
-    is a new output: a saved notebook, nbclient and nbval (which ignores display
-    updates) all hold the same final render. The placeholder goes out before the
-    run starts, so the kernel sends it while the run goes; a run that ends before
-    the first redraw leaves it as it is (two messages in all, not three).
+    A run that ends before its first redraw sends one message, its final render.
+    Runs nobody watches (see :func:`watched`) are never redrawn, so the only display
+    they send is the final render: tools that ignore display updates (nbval) see
+    what a saved notebook holds.
     """
 
     def __init__(self, shell: Any) -> None:
         self._publisher = shell.display_pub
         self._id = uuid.uuid4().hex  # transient: never saved in the notebook
-        self._started = self._drawn = False
+        self._open = False
+        self.redraws = watched(shell)
         self.updates = 0
 
-    def _publish(self, bundle: Bundle, metadata: dict[str, Any], *, update: bool) -> None:
+    def _publish(self, bundle: Bundle, metadata: dict[str, Any]) -> None:
         self._publisher.publish(
-            data=bundle, metadata=metadata, transient={"display_id": self._id}, update=update
+            data=bundle,
+            metadata=metadata,
+            transient={"display_id": self._id},
+            update=self._open,
         )
+        self._open = True
 
     def start(self) -> None:
-        if not self._started:
-            self._started = True
-            with _no_idle_flush(self._publisher):
-                self._publish(_PLACEHOLDER, {}, update=False)
+        return None
 
     def refresh(self, view: _Rendered) -> None:
-        # HTML only: the frontend renders it, and the output ends as the placeholder
-        # anyway, so a text/plain copy would double every redraw's payload for nothing
-        self._drawn = True
-        self.updates += 1
-        self._publish({"text/html": view.html()}, {}, update=True)
+        if self.redraws:
+            # HTML only: the final render replaces it, with its text/plain
+            self.updates += 1
+            self._publish({"text/html": view.html()}, {})
 
     def finish(self, outputs: list[tuple[Bundle, dict[str, Any]]], view: _Rendered) -> None:
+        first, *more = outputs or [({"text/plain": view.text()}, {})]
         with _no_idle_flush(self._publisher):
-            if self._drawn:
-                self._publish(_PLACEHOLDER, {}, update=True)
-            for bundle, meta in outputs:
-                self._publisher.publish(data=bundle, metadata=meta)
+            self._publish(*first)
+            for bundle, metadata in more:
+                self._publisher.publish(data=bundle, metadata=metadata)
+
+
+def watched(shell: Any) -> bool:
+    """False when the kernel's current request comes from a runner nobody watches.
+
+    nbclient (``jupyter nbconvert --execute``, papermill) and nbval execute cells
+    with ``allow_stdin`` false; JupyterLab, Notebook 7, VS Code and interactive
+    ``jupyter_client`` consoles send true. Without a kernel (a terminal, tests)
+    the answer is True.
+    """
+    kernel = getattr(shell, "kernel", None)
+    get_parent = getattr(kernel, "get_parent", None)
+    if get_parent is None:
+        return True
+    content = (get_parent() or {}).get("content") or {}
+    return bool(content.get("allow_stdin", True))
 
 
 def _streams_idle() -> bool:
@@ -172,14 +189,15 @@ def _no_idle_flush(publisher: Any) -> Iterator[None]:
 class BackgroundSurface(LiveSurface):
     """A live surface for a run that outlives its cell (``%%agent --background``).
 
-    It is opened while the cell still runs; afterwards only display updates reach
-    the cell (new outputs of a finished cell are dropped by the frontend), so the
-    final render replaces the live output in place.
+    It is opened while the cell still runs, as an empty output: once the cell has
+    ended only display updates reach it (new outputs of a finished cell are
+    dropped by the frontend), and the final render replaces it in place.
     """
 
-    def finish(self, outputs: list[tuple[Bundle, dict[str, Any]]], view: _Rendered) -> None:
-        bundle, metadata = outputs[0] if outputs else ({"text/plain": view.text()}, {})
-        self._publish(bundle, metadata, update=True)
+    def start(self) -> None:
+        if not self._open:
+            with _no_idle_flush(self._publisher):
+                self._publish(_PLACEHOLDER, {})
 
 
 class TextSurface:

@@ -106,12 +106,14 @@ class LiveRun(AgentObserver):
         if isinstance(stream, AgentStream):
             self._stream = stream
         self._context = contextvars.copy_context()  # the kernel routes output by the cell's context
-        self._drawing = True
-        _REDRAWER.add(self)
+        self._drawing = redraws = getattr(self.surface, "redraws", True)
+        if redraws:
+            _REDRAWER.add(self)
         try:
             last = deque(stream, maxlen=1)  # drained in C; the run keeps the text it streams
         finally:
-            _REDRAWER.discard(self)
+            if redraws:
+                _REDRAWER.discard(self)
             with self._lock:
                 self._drawing = False
                 self._catch_up()

@@ -33,5 +33,19 @@ def shell(monkeypatch):
 
 
 def final_outputs(ip) -> list[dict]:
-    """Display outputs that are not updates of a live view (what a saved notebook keeps last)."""
-    return [o for o in ip.outputs if not o["update"]]
+    """The outputs a saved notebook keeps: each display with its last update applied."""
+    return notebook_outputs(ip.outputs)
+
+
+def notebook_outputs(published: list[dict]) -> list[dict]:
+    """Fold display updates into the displays they update (by display id), as a notebook does."""
+    outputs: list[dict] = []
+    for message in published:
+        display_id = (message.get("transient") or {}).get("display_id")
+        if not message["update"]:
+            outputs.append(dict(message))
+            continue
+        for output in outputs:
+            if display_id and (output.get("transient") or {}).get("display_id") == display_id:
+                output.update(data=message["data"], metadata=message["metadata"])
+    return outputs

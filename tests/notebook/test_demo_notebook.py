@@ -67,22 +67,63 @@ def executed():
     return nb, client.messages
 
 
-def test_agent_cell_streams_then_renders_the_full_transcript(executed):
+def test_agent_cell_renders_the_full_transcript_once_when_nobody_watches(executed):
+    """nbclient executes with allow_stdin false: no redraws, one display, the final render."""
     nb, messages = executed
     index = _index(nb, "%%agent -o result")
-    updates = [m for m in messages[index] if m["msg_type"] == "update_display_data"]
-    live = [m["content"]["data"] for m in updates]
-    assert len(live) >= 2, "the view was redrawn while the run went on"
+    displays = [m for m in messages[index] if "display_data" in m["msg_type"]]
+    assert [m["msg_type"] for m in displays] == ["display_data"]
     final_text = "Here is what I found: laptop costs 999.00 USD."
-    redraws = [data["text/html"] for data in live[:-1]]
-    assert any("running" in html and final_text not in html for html in redraws)
-    assert live[-1] == {"text/plain": ""}  # the live output ends as the placeholder
-    placeholder, final = nb.cells[index].outputs
-    assert placeholder.data == {"text/plain": ""}
+    [final] = nb.cells[index].outputs
     assert final_text in final.data["text/plain"]
     html = final.data["text/html"]
     assert "get_price" in html and "laptop costs 999.00 USD" in html  # the tool card
     assert "Let me look that up." in html and "Usage and cost" in html
+
+
+INTERACTIVE = """
+%load_ext selectools
+from selectools import Agent
+from selectools.testing import ScriptedProvider, reply
+words = [f"w{i} " for i in range(120)]
+slow = Agent(provider=ScriptedProvider([reply("".join(words), chunks=words, chunk_latency=0.004)]))
+"""
+
+
+def test_a_watched_cell_is_redrawn_in_place_then_replaced_by_the_final_render():
+    """A frontend that allows stdin (JupyterLab, VS Code) is watching: the output is redrawn live."""
+    from jupyter_client.manager import start_new_kernel
+
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    )
+    manager, client = start_new_kernel(kernel_name="python3", env=env, cwd=str(ROOT))
+    try:
+        assert client.execute_interactive(INTERACTIVE, timeout=60)["content"]["status"] == "ok"
+        seen: list[dict] = []
+        reply = client.execute_interactive(
+            "%%agent slow -o streamed\nTalk.",
+            allow_stdin=True,
+            output_hook=seen.append,
+            timeout=60,
+        )
+        assert reply["content"]["status"] == "ok"
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    draws = [m for m in seen if "display_data" in m["msg_type"]]
+    kinds = [m["msg_type"] for m in draws]
+    assert kinds[0] == "display_data" and set(kinds[1:]) == {"update_display_data"}
+    assert len(draws) >= 3, "redrawn while the run went on, then the final render"
+    assert len({m["content"]["transient"]["display_id"] for m in draws}) == 1  # one output
+    partial = [m["content"]["data"]["text/html"] for m in draws[:-1]]
+    assert any("running" in html and "w0 " in html and "w119" not in html for html in partial)
+    final = draws[-1]["content"]
+    assert (
+        "w119" in final["data"]["text/plain"]
+        and final["metadata"]["selectools"]["stop_reason"] == "final"
+    )
 
 
 def test_parallel_tool_cards_and_gantt_figure(executed):

@@ -39,7 +39,8 @@ def test_redraws_are_throttled_and_show_partial_text():
     started = time.perf_counter()
     result = run_live(Agent(provider=provider), "go", shell=shell, updates_per_second=30)
     elapsed = time.perf_counter() - started
-    updates = [o for o in shell.outputs if o["update"]][:-1]  # the last one is the placeholder
+    updates = shell.outputs[:-1]  # one output drawn, then updated; the last draw is the final render
+    assert not updates[0]["update"] and all(o["update"] for o in shell.outputs[1:])
     assert len(updates) <= 30 * elapsed + 1
     assert len(updates) >= 3  # it did stream, not just render at the end
     assert all(set(o["data"]) == {"text/html"} for o in updates)  # redraws carry HTML only
@@ -116,8 +117,7 @@ def test_a_run_that_raises_closes_the_view_then_propagates():
     shell = FakeShell()
     with pytest.raises(RuntimeError, match="provider bug"):
         run_live(Agent(provider=Broken()), "go", shell=shell)
-    placeholder, final = [o for o in shell.outputs if not o["update"]]
-    assert placeholder["data"] == {"text/plain": ""}
+    [final] = shell.outputs  # ended before a redraw: the final render is the only message
     assert "stopped" in final["data"]["text/html"]
     assert "RuntimeError: provider bug" in final["data"]["text/plain"]
     assert "partial" in final["data"]["text/plain"]

@@ -269,8 +269,7 @@ def test_agent_cell_streams_uses_notebook_tools_and_stores_the_result(shell):
     assert isinstance(result, AgentResult) and result.content == "A laptop costs $999."
     assert provider.requests[0].messages[-1].text == "What does a laptop cost?"
     assert provider.requests[0].tools == ["get_price"]
-    placeholder, final = final_outputs(shell)
-    assert placeholder["data"] == {"text/plain": ""}
+    [final] = final_outputs(shell)
     text = final["data"]["text/plain"]
     assert "Checking." in text and "A laptop costs $999." in text
     assert '[tool] get_price({"product": "laptop"}) → $999' in text
@@ -279,7 +278,7 @@ def test_agent_cell_streams_uses_notebook_tools_and_stores_the_result(shell):
     assert meta["trace_id"] == result.trace.run_id
     assert meta["tokens"] == result.usage.total_tokens and meta["provider"] == "scripted"
     assert {"model", "cost_usd", "latency_ms"} <= set(meta)
-    # a run this quick ends before the first redraw: two outputs, no display updates
+    # a run this quick ends before the first redraw: one message, its final render
     assert [o for o in shell.outputs if o["update"]] == []
 
 
