@@ -39,7 +39,8 @@ def test_redraws_are_throttled_and_show_partial_text():
     started = time.perf_counter()
     result = run_live(Agent(provider=provider), "go", shell=shell, updates_per_second=30)
     elapsed = time.perf_counter() - started
-    updates = shell.outputs[:-1]  # one output drawn, then updated; the last draw is the final render
+    # one output drawn, then updated; the last draw is the final render
+    updates = shell.outputs[:-1]
     assert not updates[0]["update"] and all(o["update"] for o in shell.outputs[1:])
     assert len(updates) <= 30 * elapsed + 1
     assert len(updates) >= 3  # it did stream, not just render at the end
