@@ -1,19 +1,20 @@
 """Cost of the live view: ``%%agent`` against draining the same stream without display.
 
-Runs in a real Jupyter kernel (jupyter_client), so display updates travel the
-same ZMQ path as in JupyterLab. A scripted reply of 10,000 chunks is streamed
-two ways, interleaved, several times:
+Runs in a real Jupyter kernel (jupyter_client, an interactive client: the view
+redraws as it does in JupyterLab), so display messages travel the same ZMQ path
+as in JupyterLab. A scripted reply of 10,000 chunks is streamed two ways,
+interleaved, several times:
 
 * ``bare``: ``for item in agent.stream(prompt): pass`` (no observer, no display)
 * ``%%agent``: the magic with its live view (throttled redraws, final render)
 
 Two paces: ``unpaced`` (chunks as fast as Python yields them: a worst case in
-which the view's fixed cost, opening and closing two outputs and rendering the
-final 10,000-word transcript, is compared with a 15-20 ms stream) and ``paced``
-(0.2 ms between chunks, about 5,000 chunks a second, still far faster than any
-hosted model streams). A 10-chunk unpaced row shows that fixed cost on its own.
-The kernel reports wall times; the client counts the ``update_display_data``
-messages.
+which the view's fixed cost, parsing the cell and rendering and sending the final
+10,000-word transcript, is compared with a 7-10 ms stream) and ``paced`` (0.2 ms
+between chunks, about 5,000 chunks a second, still far faster than any hosted
+model streams). A 10-chunk unpaced row shows the fixed cost on its own.
+The kernel reports wall times; the client counts the redraws (HTML display
+updates).
 Prints medians, the ratio ``%%agent / bare`` and redraws per second, and exits
 non-zero when the paced or the unpaced ratio exceeds 1.10 or redraws exceed 30 a
 second.

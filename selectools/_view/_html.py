@@ -54,8 +54,17 @@ _BORDER = "1px solid rgba(128, 128, 128, 0.35)"
 
 
 def esc(value: Any) -> str:
-    """HTML-escape ``str(value)``."""
+    """HTML-escape ``str(value)`` (safe in text and in quoted attribute values)."""
     return escape(str(value), quote=True)
+
+
+def esc_text(text: str) -> str:
+    """Escape ``text`` for element content: ``&``, ``<`` and ``>`` only.
+
+    Quotes need no escaping outside attributes; skipping them saves two passes
+    over long texts (a streamed answer, a tool result) in every render.
+    """
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def box(inner: str, kind: str, tone: str = "") -> str:
@@ -93,7 +102,7 @@ def pre(text: str, tone: str = "") -> str:
     background = f"background: {_TONES[tone]}; " if tone else ""
     return (
         f'<pre style="{_MONO}; font-size: 12px; white-space: pre-wrap; word-break: break-word; '
-        f'{background}margin: 2px 0; padding: 4px 6px; border-radius: 3px;">{esc(text)}</pre>'
+        f'{background}margin: 2px 0; padding: 4px 6px; border-radius: 3px;">{esc_text(str(text))}</pre>'
     )
 
 

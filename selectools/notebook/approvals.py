@@ -28,9 +28,11 @@ The three ways a cell runs an agent:
 
 **Headless never hangs.** Without a kernel (terminal IPython, plain Python) or
 without anywidget, ``ask`` denies at once with a message to the model saying
-why. With a kernel, the card's script reports when a frontend really renders it;
-if none does within ``grace`` seconds (nbclient, nbval, CI, a kernel nobody has
-open) the call is denied as headless. After one card rendered, later cards wait
+why; so does a kernel whose cell came from a runner nobody watches (nbclient,
+``nbconvert --execute``, papermill, nbval: they execute with ``allow_stdin``
+false, see :func:`~._frontend.watched`). Otherwise the card's script reports when
+a frontend really renders it; if none does within ``grace`` seconds (a kernel
+nobody has open) the call is denied as headless. After one card rendered, later cards wait
 for an answer up to the agent's ``approval_timeout``, which bounds every wait.
 """
 
@@ -43,6 +45,8 @@ import time
 from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
+
+from ._frontend import watched
 
 if TYPE_CHECKING:
     from ..approval import ApprovalRequest
@@ -127,6 +131,11 @@ class NotebookApprover:
                 f"(%selectools approval.{request.tool_name}=allow runs them)",
                 by="rule: approval=deny",
             )
+            self._show(request, pending=False)
+            return False
+        shell = _kernel_shell()
+        if shell is not None and not watched(shell):  # nbclient, nbval: nobody to ask
+            request.deny(HEADLESS.format(tool=request.tool_name), by="headless")
             self._show(request, pending=False)
             return False
         card = self._show(request, pending=True)

@@ -220,6 +220,32 @@ def test_blocking_run_in_a_kernel_is_answered_over_the_comm_channel():
         manager.shutdown_kernel(now=True)
 
 
+NBCLIENT_CELL = "from selectools import Agent, AgentConfig, tool\nfrom selectools.agent.config_groups import ToolConfig\nfrom selectools.testing import ScriptedProvider, reply, tool_call\nfrom selectools.notebook.approvals import notebook_approver\napprover = notebook_approver()\napprover.grace = 600  # were the runner not recognised, this cell would time out\n@tool(requires_approval=True)\ndef remove(path: str) -> str:\n    \"\"\"Delete a file.\"\"\"\n    return 'removed'\nagent = Agent(tools=[remove], provider=ScriptedProvider([reply('', tool_call('remove', path='/a')), reply('done')]), config=AgentConfig(tool=ToolConfig(approval_handler=approver), approval_timeout=600))\nresult = agent.run('go')\nprint([(s.data['decision'], s.data['by']) for s in result.trace.steps if 'by' in s.data])"
+
+
+@pytest.mark.slow
+def test_a_cell_run_by_nbclient_is_denied_at_once_without_waiting_for_a_frontend():
+    """nbclient and nbval execute with allow_stdin false: nobody will render a card."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(NBCLIENT_CELL)])
+    env_path = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env_path]))
+    try:
+        NotebookClient(notebook, timeout=60, kernel_name="python3").execute()
+    finally:
+        if env_path is None:
+            del os.environ["PYTHONPATH"]
+        else:
+            os.environ["PYTHONPATH"] = env_path
+    outputs = notebook.cells[0].outputs
+    printed = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+    assert printed == "[('deny', 'headless')]\n"
+    records = [o.data["text/html"] for o in outputs if "text/html" in o.get("data", {})]
+    assert any("denied remove" in html and "by headless" in html for html in records)
+
+
 def test_selectools_approval_settings_and_the_agent_magic(shell, monkeypatch):
     from IPython.core.error import UsageError
 
