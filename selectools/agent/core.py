@@ -335,15 +335,27 @@ class Agent(RichDisplay):
         Await it, poll it (``done()``, ``status``), wait with ``result(timeout)``
         or stop it with ``cancel()`` (the run ends with ``stop_reason="cancelled"``).
         """
-        from .background import RunHandle
+        from .background import RunHandle, RunRecording
+
+        recording = RunRecording()  # streamed, so a view shown later can replay the run
 
         def target(token: CancellationToken) -> AgentResult:
-            return self.run(
-                messages, response_format=response_format, observers=observers,
-                cancellation_token=token,
+            items = recording.items
+            items.extend(
+                self.stream(
+                    messages, response_format=response_format,
+                    observers=[*observers, recording], cancellation_token=token,
+                )
             )  # fmt: skip
+            result = items[-1]
+            if not isinstance(result, AgentResult):
+                raise RuntimeError("the agent's stream ended without an AgentResult")
+            return result
 
-        return RunHandle(target, self.name)
+        provider = str(getattr(self.provider, "name", "") or type(self.provider).__name__)
+        return RunHandle(
+            target, self.name, recording=recording, model=self.model, provider=provider
+        )
 
     async def arun(
         self,
