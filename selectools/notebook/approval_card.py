@@ -186,7 +186,8 @@ class CardBox(ipywidgets.VBox):
     def __init__(self) -> None:
         super().__init__()
         self.handle: Any = None
-        self._static = False
+        #: the static records the output shows (None: the live box)
+        self._shown: dict[str, str] | None = None
         self._lock = threading.Lock()
 
     def add(self, card: ApprovalCard) -> None:
@@ -212,13 +213,15 @@ class CardBox(ipywidgets.VBox):
             if self.handle is None:
                 return
             cards = self.cards()
-            pending = any(card.status == "pending" for card in cards)
-            if pending and self._static:
-                self._static = False
-                self.handle.update(self)
-            elif not pending and not self._static and (cards or settle):
-                self._static = True
-                self.handle.update(self.static_bundle(), raw=True)
+            if any(card.status == "pending" for card in cards):
+                if self._shown is not None:
+                    self._shown = None
+                    self.handle.update(self)
+            elif cards or settle:
+                static = self.static_bundle()
+                if static != self._shown:
+                    self._shown = static
+                    self.handle.update(static, raw=True)
 
     def settle(self) -> None:
         """The run ended: keep only the static records (nothing, if it had no cards)."""

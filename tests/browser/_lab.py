@@ -45,15 +45,29 @@ def wait(predicate: Any, what: str, timeout: float = 60) -> None:
 
 
 def run_all(page: Any) -> None:
+    """Run > Run All Cells, then wait until the first cell has been sent to the kernel."""
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_text("Run All Cells", exact=True).click()
+    prompt = page.locator(".jp-Notebook .jp-Cell .jp-InputPrompt").first
+    wait(lambda: prompt.inner_text().strip() not in ("", "[ ]:"), "the cells to start running")
 
 
 def open_notebook(server: Any, browser: Any, path: str) -> Any:
+    """Open ``path`` (a lab/tree or notebooks URL) and wait until its own kernel is idle."""
+    name = path.partition("?")[0].rsplit("/", 1)[-1]
     page = browser.new_page(viewport={"width": 1200, "height": 1000})
     page.goto(server.url(path))
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-    server.wait_for_idle_kernel()
+
+    def ready() -> bool:
+        sessions = server.api("api/sessions")
+        return any(
+            s["path"].rsplit("/", 1)[-1] == name
+            and (s.get("kernel") or {}).get("execution_state") == "idle"
+            for s in sessions
+        )
+
+    wait(ready, f"the kernel of {name}")
     return page
 
 

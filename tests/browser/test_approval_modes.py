@@ -88,6 +88,13 @@ def _stop(page: Any, widget: Any, shot: Any) -> None:
     widget.locator(".slw-stop").click()
 
 
+def _shoot(page: Any, cell: str, path: Any) -> None:
+    """A screenshot with the cell containing ``cell`` at the top (the notebook scrolls inside)."""
+    target = page.locator(".jp-Notebook .jp-Cell").filter(has_text=cell).first
+    target.evaluate("node => node.scrollIntoView({block: 'start'})")
+    page.screenshot(path=str(path))
+
+
 def _stopped(result: dict[str, Any]) -> None:
     """A run cancelled mid-stream: its trace holds the cut model call and the stop."""
     assert result["stop_reason"] == "cancelled", result
@@ -141,7 +148,7 @@ def test_await_mode_edit_always_allow_stop_and_reopen(lab, browser, shots):
     assert "cancelled" in shown and "w20 " in shown and "w5999" not in shown, shown
     records = page.locator(DECIDED).all_inner_texts()
     assert len(records) == 5, records
-    page.screenshot(path=str(shots / "await-decided-jupyterlab.png"), full_page=True)
+    _shoot(page, "r_edit = await", shots / "await-decided-jupyterlab.png")
     save(page, lab.work / "await.ipynb", lambda text: "always allow (notebook)" in text)
     page.close()
 
@@ -157,7 +164,7 @@ def test_await_mode_edit_always_allow_stop_and_reopen(lab, browser, shots):
     ):
         assert re.search(line, text), (line, text)
     assert "Loading widget" not in text and "Error displaying widget" not in text, text
-    page.screenshot(path=str(shots / "await-reopened-no-kernel.png"), full_page=True)
+    _shoot(page, "r_run = await", shots / "await-reopened-no-kernel.png")
     page.close()
 
 
@@ -214,7 +221,7 @@ def test_background_mode_edit_always_allow_stop_and_reopen(lab, browser, shots):
         assert "cancelled" in shown and "w20 " in shown and "w5999" not in shown, shown
     records = page.locator(DECIDED).all_inner_texts()
     assert len(records) == 5, records  # /c, /d1, /d2, /n1, /n2
-    page.screenshot(path=str(shots / "background-decided-jupyterlab.png"), full_page=True)
+    _shoot(page, "-o bg_edit", shots / "background-decided-jupyterlab.png")
     save(page, lab.work / "background.ipynb", lambda text: "always allow (notebook)" in text)
     page.close()
 
@@ -229,5 +236,5 @@ def test_background_mode_edit_always_allow_stop_and_reopen(lab, browser, shots):
         assert re.search(line, text), (line, text)
     assert text.count("cancelled") >= 2, text
     assert "Loading widget" not in text and "Error displaying widget" not in text, text
-    page.screenshot(path=str(shots / "background-reopened-no-kernel.png"), full_page=True)
+    _shoot(page, "-o bg_edit", shots / "background-reopened-no-kernel.png")
     page.close()
