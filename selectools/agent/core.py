@@ -334,6 +334,9 @@ class Agent(RichDisplay):
 
         Await it, poll it (``done()``, ``status``), wait with ``result(timeout)``
         or stop it with ``cancel()`` (the run ends with ``stop_reason="cancelled"``).
+        The run streams (observers see ``on_stream_chunk``) and the handle records
+        it, so in a notebook with ``%load_ext selectools`` showing the handle
+        renders the live run widget, with a Stop button, from the run's start.
         """
         from .background import RunHandle, RunRecording
 
