@@ -75,10 +75,11 @@ def test_blocking_cells_approve_deny_edit_and_always_allow(lab, browser, shots):
     args = card.locator(".sa-args")
     args.fill('{"path": 5}')
     card.locator(".sa-approve").click()
-    assert "'path' must be string" in card.locator(".sa-error").inner_text()
+    error = card.locator(".sa-error")
+    wait(lambda: "'path' must be string" in error.inner_text(), "the schema error in the card")
     args.fill('{"path": "/c-edited"')
     card.locator(".sa-approve").click()
-    assert "invalid JSON" in card.locator(".sa-error").inner_text()
+    wait(lambda: "invalid JSON" in error.inner_text(), "the JSON error in the card")
     args.fill('{"path": "/c-edited"}')
     card.focus()
     page.keyboard.press("Enter")  # Enter approves, with the edited arguments
@@ -91,7 +92,7 @@ def test_blocking_cells_approve_deny_edit_and_always_allow(lab, browser, shots):
     card.locator(".sa-allow-run").click()
     wait(lambda: calls(lab.work) == ["/a", "/c-edited", "/d1", "/d2"], "both calls to run")
     lab.wait_for_idle_kernel()
-    assert page.locator(PENDING).count() == 0
+    wait(lambda: page.locator(PENDING).count() == 0, "no card left pending")
     decided = page.locator(DECIDED)  # each decided card's output became its static record
     wait(lambda: decided.count() == 5, "five decided cards")
     records = decided.all_inner_texts()

@@ -84,6 +84,7 @@ def _stop(page: Any, widget: Any, shot: Any) -> None:
     """Click Stop on a live widget once its stream shows."""
     widget.wait_for(timeout=60_000)
     wait(lambda: "w20 " in widget.inner_text(), "the stream to show")
+    widget.evaluate("node => node.scrollIntoView({block: 'center'})")
     page.screenshot(path=str(shot))
     widget.locator(".slw-stop").click()
 
