@@ -35,6 +35,7 @@ def test_readme_examples_run(monkeypatch, tmp_path):
     )
     assert "📊 Usage Summary" in printed
     assert "It costs $699.\n" in printed  # a documented provider's tool ran under stream()
+    assert "'Streaming ' | Streaming  | 1\nTrue\n" in printed  # AgentStream.partial_text
     assert "[('get_price', True)]\n" in printed  # the filtered observer saw the tool end
     assert "HELLO\n" in printed  # a ToolLike that is not a function wrapper ran
     assert "Wrote 8 characters to notes/todo.txt\n" in printed  # the toolbox's file tools

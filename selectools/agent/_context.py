@@ -51,6 +51,10 @@ class RunContext:
     trimmed: list[Message] | None = None
     #: a tool of this run has ``screen_output=True`` (see selectools.security)
     screen_tools = False
+    #: streamed model calls started so far, and the text deltas of the latest one
+    #: (the driver's own list: :class:`~selectools.agent.stream.AgentStream` reads it)
+    stream_calls = 0
+    stream_parts: list[str] | None = None
 
     def __init__(
         self,

@@ -283,6 +283,8 @@ def drive_sync_stream(ctx: RunContext, program: Program) -> Iterator[StreamChunk
             try:
                 if type(effect) is CallLLM and effect.stream:
                     acc = StreamAccumulator()
+                    ctx.stream_calls += 1
+                    ctx.stream_parts = acc.parts
                     for item in _bound(ctx, stream(ctx.provider, effect.request)):
                         text = acc.add(item)
                         if text:
@@ -324,6 +326,8 @@ async def drive_async_stream(
             try:
                 if type(effect) is CallLLM and effect.stream:
                     acc = StreamAccumulator()
+                    ctx.stream_calls += 1
+                    ctx.stream_parts = acc.parts
                     async for item in _abound(ctx, astream(ctx.provider, effect.request)):
                         text = acc.add(item)
                         if text:

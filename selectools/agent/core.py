@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import os
 import threading
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from ..observer import Observer
     from ..structured import ResponseFormat
     from .background import RunHandle
+    from .stream import AgentStream
 
 __all__ = ["Agent"]
 
@@ -391,8 +392,12 @@ class Agent(RichDisplay):
         *,
         observers: Sequence[Observer] = (),
         cancellation_token: CancellationToken | None = None,
-    ) -> Iterator[StreamChunk | AgentResult]:
-        """Yield :class:`StreamChunk` text deltas, then exactly one :class:`AgentResult`."""
+    ) -> AgentStream:
+        """Yield :class:`StreamChunk` text deltas, then exactly one :class:`AgentResult`.
+
+        The returned :class:`~selectools.agent.stream.AgentStream` also tells the
+        text the model call in progress has streamed so far (``partial_text``).
+        """
         ctx = self._context(
             messages,
             async_mode=False,
@@ -402,7 +407,9 @@ class Agent(RichDisplay):
             observers=observers,
             cancellation_token=cancellation_token,
         )
-        return drive_sync_stream(ctx, run_program(ctx))
+        from .stream import AgentStream  # loaded on the first stream, not with the package
+
+        return AgentStream(ctx, drive_sync_stream(ctx, run_program(ctx)))
 
     def astream(
         self,

@@ -99,12 +99,15 @@ class LiveSurface:
 
     The live output returns to an empty placeholder at the end and the final render
     is a new output: a saved notebook, nbclient and nbval (which ignores display
-    updates) all hold the same final render.
+    updates) all hold the same final render. The placeholder goes out before the
+    run starts, so the kernel sends it while the run goes; a run that ends before
+    the first redraw leaves it as it is (two messages in all, not three).
     """
 
     def __init__(self, shell: Any) -> None:
         self._publisher = shell.display_pub
         self._id = uuid.uuid4().hex  # transient: never saved in the notebook
+        self._started = self._drawn = False
         self.updates = 0
 
     def _publish(self, bundle: Bundle, metadata: dict[str, Any], *, update: bool) -> None:
@@ -113,19 +116,22 @@ class LiveSurface:
         )
 
     def start(self) -> None:
-        with _no_idle_flush(self._publisher):
-            self._publish(_PLACEHOLDER, {}, update=False)
+        if not self._started:
+            self._started = True
+            with _no_idle_flush(self._publisher):
+                self._publish(_PLACEHOLDER, {}, update=False)
 
     def refresh(self, view: _Rendered) -> None:
         # HTML only: the frontend renders it, and the output ends as the placeholder
         # anyway, so a text/plain copy would double every redraw's payload for nothing
+        self._drawn = True
         self.updates += 1
         self._publish({"text/html": view.html()}, {}, update=True)
 
     def finish(self, outputs: list[tuple[Bundle, dict[str, Any]]], view: _Rendered) -> None:
-        metadata = outputs[0][1] if outputs else {}
         with _no_idle_flush(self._publisher):
-            self._publish(_PLACEHOLDER, metadata, update=True)
+            if self._drawn:
+                self._publish(_PLACEHOLDER, {}, update=True)
             for bundle, meta in outputs:
                 self._publisher.publish(data=bundle, metadata=meta)
 
@@ -170,15 +176,6 @@ class BackgroundSurface(LiveSurface):
     the cell (new outputs of a finished cell are dropped by the frontend), so the
     final render replaces the live output in place.
     """
-
-    def __init__(self, shell: Any) -> None:
-        super().__init__(shell)
-        self._started = False
-
-    def start(self) -> None:
-        if not self._started:
-            self._started = True
-            super().start()
 
     def finish(self, outputs: list[tuple[Bundle, dict[str, Any]]], view: _Rendered) -> None:
         bundle, metadata = outputs[0] if outputs else ({"text/plain": view.text()}, {})

@@ -297,7 +297,11 @@ def cell_approvals(agent: Any, host: Any = None) -> Iterator[None]:
         return
     config = agent.config
     gate = config.tool
-    if config.confirm_action is not None or (gate is not None and gate.approval_handler):
+    if (
+        not agent.tools  # no tool, nothing to approve
+        or config.confirm_action is not None
+        or (gate is not None and gate.approval_handler)
+    ):
         yield
         return
     from ..agent.config_groups import ToolConfig

@@ -1,23 +1,33 @@
 """Run an agent with a live view: streamed text, tool cards, then the rendered result.
 
-``run_live`` drains ``agent.stream()`` in C (``list.extend``) and records the
-run's observer events (the few the transcript shows, as :class:`Event` objects)
-together with how many stream items preceded each one, so
-the transcript can replay both in their true order. A background thread redraws
-the view at most :data:`UPDATES_PER_SECOND` times a second, whatever the token
-rate, so the view adds one list append per token to the run's thread. The last
-redraw is the deterministic final render (see :mod:`.transcript`).
+``run_live`` drains ``agent.stream()`` in C (``deque(stream, maxlen=1)``) and keeps
+no chunk: the run already collects the text it streams to build the model's
+message, so a redraw reads the text of the call in progress from the stream
+(``AgentStream.partial_text``) and each finished call's text arrives with
+``on_llm_end``. Observer events (the few the transcript shows, as :class:`Event`
+objects) are kept in order; the result arrives with ``on_run_end``.
+
+One shared background thread (:class:`_Redrawer`) redraws running views at most
+:data:`UPDATES_PER_SECOND` times a second, whatever the token rate; a thread of
+its own per cell would cost a start and a join (about 0.4 ms) on every run. The
+last redraw is the deterministic final render (see :mod:`.transcript`).
 """
 
 from __future__ import annotations
 
 import contextvars
 import json
+import os
 import sys
 import threading
+import time
+import traceback
+from collections import deque
+from collections.abc import Iterable
 from typing import Any
 
 from .._view._components import error_line
+from ..agent.stream import AgentStream
 from ..observer import AgentObserver, Event
 from ..types import AgentResult
 from . import _frontend
@@ -28,13 +38,18 @@ __all__ = ["UPDATES_PER_SECOND", "LiveRun", "output_metadata", "run_live"]
 
 #: upper bound on redraws of a running view
 UPDATES_PER_SECOND = 30
+#: how often the idle redraw thread looks for a new view, and for how long after
+#: the last view left before it parks (a view that joins meanwhile is not waited for)
+_TICK = 1.0 / UPDATES_PER_SECOND
+_LINGER = 2.0
 
 
 class LiveRun(AgentObserver):
     """Observer of one run that keeps a surface (a notebook output or a terminal) current.
 
     It receives only the events the transcript shows (:attr:`events`), as
-    :class:`Event` objects; stream chunks arrive through the stream itself.
+    :class:`Event` objects; the text of the model call in progress comes from the
+    stream it drains (``AgentStream.partial_text``), read at each redraw.
     """
 
     events = Transcript.EVENTS
@@ -50,62 +65,139 @@ class LiveRun(AgentObserver):
             raise ValueError(f"updates_per_second must be > 0, got {updates_per_second!r}")
         self.surface = surface
         self.transcript = Transcript(title)
-        self._interval = 1.0 / updates_per_second
-        self._items: list[Any] = []
-        self._events: list[tuple[int, Event]] = []
-        self._item_cursor = 0
+        self.interval = 1.0 / updates_per_second
+        self._events: list[Event] = []
         self._event_cursor = 0
+        self._stream: AgentStream | None = None
         self._lock = threading.Lock()
-        self._stop = threading.Event()
+        self._drawing = False
+        self._context: contextvars.Context | None = None
 
-    # -- observer side (any thread): keep the event and where the stream was -------
+    # -- observer side (any thread) ---------------------------------------------------
     def on_event(self, event: Event) -> None:
-        self._events.append((len(self._items), event))
+        if event.name == "on_run_start":  # the run appends to this list: keep what went in
+            event.data["messages"] = list(event.data["messages"])
+        self._events.append(event)
 
     # -- view side ------------------------------------------------------------------
     def _catch_up(self) -> bool:
-        """Replay new items and events into the transcript in order; True if anything was new."""
-        events, items, transcript = self._events, self._items, self.transcript
-        n_events = len(events)  # events first: every recorded position is <= len(items) below
-        n_items = len(items)
-        if n_events == self._event_cursor and n_items == self._item_cursor:
-            return False
+        """Apply new events, then the partial text of the call in progress; True if anything changed."""
+        events, transcript = self._events, self.transcript
+        n_events = len(events)
+        changed = n_events > self._event_cursor
         while self._event_cursor < n_events:
-            position, event = events[self._event_cursor]
-            if position > self._item_cursor:
-                transcript.feed(items[self._item_cursor : position])
-                self._item_cursor = position
-            transcript.apply(event)
+            transcript.apply(events[self._event_cursor])
             self._event_cursor += 1
-        if n_items > self._item_cursor:
-            transcript.feed(items[self._item_cursor : n_items])
-            self._item_cursor = n_items
-        return True
+        stream = self._stream
+        if stream is not None and transcript.result is None:
+            call = stream.model_calls  # first: the text read next is of this call or a later one
+            changed = transcript.stream_text(call, stream.partial_text) or changed
+        return changed
 
-    def _redraw_loop(self) -> None:
-        while not self._stop.wait(self._interval):
-            with self._lock:
-                if self._catch_up():
-                    self.surface.refresh(self.transcript)
+    def redraw(self) -> None:
+        """Bring the surface up to date (called by the shared redraw thread)."""
+        with self._lock:
+            if self._drawing and self._catch_up():
+                self.surface.refresh(self.transcript)
 
-    def consume(self, stream: Any) -> AgentResult:
+    def consume(self, stream: Iterable[Any]) -> AgentResult:
         """Drain ``stream`` (an ``agent.stream(..., observers=[self])``) while redrawing."""
         self.surface.start()
-        context = contextvars.copy_context()  # the kernel routes output by the cell's context
-        redraw = threading.Thread(
-            target=context.run, args=(self._redraw_loop,), name="selectools-live", daemon=True
-        )
-        redraw.start()
+        if isinstance(stream, AgentStream):
+            self._stream = stream
+        self._context = contextvars.copy_context()  # the kernel routes output by the cell's context
+        self._drawing = True
+        _REDRAWER.add(self)
         try:
-            self._items.extend(stream)
+            last = deque(stream, maxlen=1)  # drained in C; the run keeps the text it streams
         finally:
-            self._stop.set()
-            redraw.join()
+            _REDRAWER.discard(self)
             with self._lock:
+                self._drawing = False
                 self._catch_up()
-        if self.transcript.result is None:
+        result = self.transcript.result
+        if result is None and last and isinstance(last[0], AgentResult):
+            result = self.transcript.result = last[0]
+        if result is None:
             raise RuntimeError("the agent's stream ended without an AgentResult")
-        return self.transcript.result
+        return result
+
+
+class _Redrawer:
+    """One daemon thread that redraws every running :class:`LiveRun` on its own schedule.
+
+    Started on first use (and again in a forked child). A view joins with
+    :meth:`add` and leaves with :meth:`discard`. The thread sleeps until the next
+    view is due; with none, it looks every :data:`_TICK` seconds for
+    :data:`_LINGER` seconds, then parks until the next view arrives. Joining wakes
+    it only when parked: a woken thread competes for the GIL with the run that
+    just started, which costs a fast cell more than the redraw it would prepare. Each redraw runs in the context of the cell
+    that started the run, so the kernel sends it to that cell.
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._due: dict[LiveRun, float] = {}
+        self._thread: threading.Thread | None = None
+        self._parked = False
+
+    def add(self, view: LiveRun) -> None:
+        with self._cond:
+            self._due[view] = time.monotonic() + view.interval
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._loop, name="selectools-live", daemon=True
+                )
+                self._thread.start()
+            elif self._parked:
+                self._cond.notify()
+
+    def discard(self, view: LiveRun) -> None:
+        with self._cond:
+            self._due.pop(view, None)
+
+    def forget_thread(self) -> None:
+        """In a forked child the thread is gone: the next :meth:`add` starts one."""
+        self._cond = threading.Condition()
+        self._thread = None
+        self._parked = False
+
+    def _loop(self) -> None:
+        idle_since = time.monotonic()
+        while True:
+            with self._cond:
+                now = time.monotonic()
+                if self._due:
+                    idle_since = now
+                elif now - idle_since > _LINGER:
+                    self._parked = True
+                    while not self._due:
+                        self._cond.wait()
+                    self._parked = False
+                    idle_since = now = time.monotonic()
+                ready = [view for view, due in self._due.items() if due <= now]
+                for view in ready:
+                    self._due[view] = now + view.interval
+                if not ready:
+                    self._cond.wait(min(self._due.values()) - now if self._due else _TICK)
+                    continue
+            for view in ready:
+                self._redraw(view)
+
+    def _redraw(self, view: LiveRun) -> None:
+        context = view._context
+        try:
+            if context is not None:
+                context.run(view.redraw)
+        except Exception:  # a broken surface stops redrawing its view, not the others
+            self.discard(view)
+            if context is not None:
+                context.run(traceback.print_exc)
+
+
+_REDRAWER = _Redrawer()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_REDRAWER.forget_thread)
 
 
 def output_metadata(result: AgentResult, model: str, provider: str) -> dict[str, Any]:

@@ -1,8 +1,9 @@
 """The transcript of one run as the live view shows it.
 
-It is fed in order with what the run produced: the items of ``agent.stream()``
-(text deltas, the final :class:`AgentResult`) and the observer events between
-them (iterations, retries, tool starts and ends). Rendering is a pure function
+It is fed in order with the run's observer events (iterations, model calls and
+their messages, retries, tool starts and ends, the run's end with its
+:class:`AgentResult`) and, while a model call streams, with the text it has
+streamed so far (:meth:`Transcript.stream_text`). Rendering is a pure function
 of that input, so the final render is deterministic and equals the full
 transcript; durations appear only inside ``<span class="st-ms">``.
 """
@@ -30,7 +31,7 @@ from .._view.render import (
     result_header_html,
     result_header_text,
 )
-from ..types import AgentResult, Message, StreamChunk
+from ..types import AgentResult, Message
 
 if TYPE_CHECKING:
     from ..observer import Event, EventName
@@ -40,18 +41,19 @@ __all__ = ["Iteration", "Transcript"]
 
 @dataclass
 class Iteration:
-    """One model turn: the text it streamed, notes (retries), safety decisions and the tools it ran."""
+    """One model turn: the text it streamed, notes (retries), safety decisions and the tools it ran.
+
+    ``call`` numbers the streamed model call still in progress (0 when none is):
+    its partial text is shown until ``on_llm_end`` brings the whole message.
+    """
 
     number: int
-    parts: list[str] = field(default_factory=list)
+    text: str = ""
     notes: list[str] = field(default_factory=list)
     cards: list[ToolCard] = field(default_factory=list)
     guards: list[GuardNote] = field(default_factory=list)
     version: int = 0
-
-    @property
-    def text(self) -> str:
-        return "".join(self.parts)
+    call: int = 0
 
 
 class Transcript:
@@ -73,6 +75,7 @@ class Transcript:
         self.log: list[str] = []
         self._line_open = False
         self._cache: dict[tuple[int, bool, bool], tuple[int, str]] = {}
+        self._calls = 0  # on_llm_start events seen: the number of the call in progress
 
     # -- input ----------------------------------------------------------------
     def _iteration(self, number: int) -> Iteration:
@@ -92,33 +95,37 @@ class Transcript:
         self.log.append(text)
         self._line_open = not text.endswith("\n")
 
-    def feed(self, items: list[Any]) -> None:
-        """Add items of the stream: text deltas, tool-call announcements, the result."""
-        run: list[str] = []  # consecutive text of one iteration, added in one go
-        iteration = -1
-        for item in items:
-            if item.__class__ is StreamChunk:
-                if item.content:
-                    if item.iteration != iteration:
-                        self._add_text(iteration, run)
-                        run, iteration = [], item.iteration
-                    run.append(item.content)
-            elif isinstance(item, AgentResult):
-                self.result = item
-        self._add_text(iteration, run)
+    def _set_text(self, block: Iteration, text: str) -> None:
+        """Show ``text`` as the turn's text; the log gets what was added to it."""
+        if text == block.text:
+            return
+        added = text[len(block.text) :] if text.startswith(block.text) else "\n" + text
+        block.text = text
+        block.version += 1
+        self._write(added)
 
-    def _add_text(self, iteration: int, parts: list[str]) -> None:
-        if parts:
-            block = self._iteration(iteration)
-            block.parts.extend(parts)
-            block.version += 1
-            self._write("".join(parts))
+    def stream_text(self, call: int, text: str) -> bool:
+        """The partial ``text`` of streamed model call number ``call``; True if it changed the view.
+
+        Ignored unless that call is the one in progress (its ``on_llm_start`` was
+        applied and its ``on_llm_end`` not yet).
+        """
+        if not self.iterations:
+            return False
+        block = self.iterations[-1]
+        if call == 0 or block.call != call or text == block.text:
+            return False
+        self._set_text(block, text)
+        return True
 
     #: the events :meth:`apply` uses; the live view subscribes to these only
     EVENTS: ClassVar[frozenset[EventName]] = frozenset(
         {
             "on_run_start",
+            "on_run_end",
             "on_iteration_start",
+            "on_llm_start",
+            "on_llm_end",
             "on_llm_retry",
             "on_tool_start",
             "on_tool_end",
@@ -155,9 +162,17 @@ class Transcript:
             )
         elif name == "on_iteration_start":
             self._iteration(data["iteration"])
+        elif name == "on_llm_start":
+            self._calls += 1
+            self._current().call = self._calls
+        elif name == "on_llm_end":
+            block = self._current()
+            block.call = 0
+            self._set_text(block, data["response"].text)
         elif name == "on_llm_retry":
             block = self._current()
-            block.parts.clear()  # the failed attempt's partial text is replaced by the retry's
+            block.call = 0
+            block.text = ""  # the failed attempt's partial text is replaced by the retry's
             note = (
                 f"retry {data['attempt']}/{data['max_retries']} after {error_line(data['error'])}"
             )
@@ -167,6 +182,8 @@ class Transcript:
         elif name == "on_run_start":
             self.messages = list(data["messages"])
             self.system_prompt = data["system_prompt"]
+        elif name == "on_run_end":
+            self.result = data["result"]
         elif name == "on_error":
             self._add_error(error_line(data["error"]))
         elif name == "on_cancelled":
@@ -216,7 +233,7 @@ class Transcript:
             return cached[1]
         html = f"<div>{h.muted(f'iteration {block.number}')}</div>" if numbered else ""
         html += "".join(f"<div>{h.muted('↻ ' + note)}</div>" for note in block.notes)
-        if block.parts and not hide_text:
+        if block.text and not hide_text:
             html += h.pre(block.text)
         html += "".join(tool_card_html(card) for card in block.cards)
         html += "".join(guard_note_html(note) for note in block.guards)
@@ -260,7 +277,7 @@ class Transcript:
             if numbered:
                 lines.append(f"--- iteration {block.number}")
             lines += [f"  ↻ {note}" for note in block.notes]
-            if block.parts and block is not hidden:
+            if block.text and block is not hidden:
                 lines.append(block.text)
             lines += [tool_card_text(card) for card in block.cards]
             lines += [guard_note_text(note) for note in block.guards]

@@ -168,12 +168,45 @@ def test_the_view_subscribes_to_its_events_only_and_keeps_them_as_event_objects(
     )
     view = LiveRun(None, "t")  # type: ignore[arg-type]  # no surface: only the observer side
     agent = Agent(tools=[lookup], provider=provider)
-    items = list(agent.stream("go", observers=[view]))
-    names = [event.name for _, event in view._events]
+    list(agent.stream("go", observers=[view]))
+    names = [event.name for event in view._events]
     assert "on_stream_chunk" not in names and set(names) <= LiveRun.events
-    assert names[0] == "on_run_start" and names.count("on_tool_end") == 1
-    assert all(isinstance(event, Event) for _, event in view._events)
+    assert names[0] == "on_run_start" and names[-1] == "on_run_end"
+    assert names.count("on_tool_end") == 1 and names.count("on_llm_end") == 2
+    assert all(isinstance(event, Event) for event in view._events)
     assert "on_stream_chunk" not in EventEmitter("r", [view])._generic
-    # positions: the tool ends before any text of the second turn was streamed
-    position = next(p for p, e in view._events if e.name == "on_tool_end")
-    assert all(getattr(item, "content", "") == "" for item in items[:position])
+    # what went in is kept as it was when the run started, not as the run grew it
+    assert [m.text for m in view._events[0].data["messages"]] == ["go"]
+
+
+def test_a_redraw_shows_the_partial_text_of_the_call_in_progress():
+    """The view keeps no chunk: it reads the stream's partial text at each redraw."""
+    words = [f"w{i} " for i in range(40)]
+    seen: list[str] = []
+
+    class Recorder:
+        updates = 0
+
+        def start(self) -> None:
+            return None
+
+        def refresh(self, view) -> None:
+            seen.append(view.text())
+
+        def finish(self, outputs, view) -> None:
+            seen.append(view.text())
+
+    provider = ScriptedProvider(
+        [
+            reply("Looking.", tool_call("lookup", key="a")),
+            reply("".join(words), chunks=words, chunk_latency=0.004),
+        ]
+    )
+    result = run_live(
+        Agent(tools=[lookup], provider=provider), "go", surface=Recorder(), updates_per_second=60
+    )
+    assert result.content == "".join(words)
+    partial = [t for t in seen[:-1] if "w0 " in t and "w39" not in t]
+    assert partial, seen  # a redraw landed while the second call streamed
+    assert all(t.index("Looking.") < t.index("w0 ") for t in partial)  # in its own iteration
+    assert seen[-1].count("w39") == 1 and "--- iteration 2" in seen[-1]

@@ -279,9 +279,8 @@ def test_agent_cell_streams_uses_notebook_tools_and_stores_the_result(shell):
     assert meta["trace_id"] == result.trace.run_id
     assert meta["tokens"] == result.usage.total_tokens and meta["provider"] == "scripted"
     assert {"model", "cost_usd", "latency_ms"} <= set(meta)
-    live_updates = [o for o in shell.outputs if o["update"]]
-    assert live_updates[-1]["data"] == {"text/plain": ""}  # the live view ends as the placeholder
-    assert live_updates[-1]["metadata"] == final["metadata"]
+    # a run this quick ends before the first redraw: two outputs, no display updates
+    assert [o for o in shell.outputs if o["update"]] == []
 
 
 DOCUMENTED_PROVIDER_CELL = '''
