@@ -7,7 +7,7 @@ notebook the cell that started it finishes at once; approval cards of the run
 can still be answered because the kernel is idle and reads their messages.
 Showing the handle (``display(handle)``, or the handle as a cell's value) renders
 the live run widget with a Stop button: :class:`RunRecording` keeps what the run
-streamed, so a view shown later replays it from the start.
+shows, so a view shown later replays it from the start.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from ..observer import EVENTS, AgentObserver, Event, EventName
 
 if TYPE_CHECKING:
     from ..types import AgentResult
+    from .stream import AgentStream
 
 __all__ = ["RunHandle", "RunRecording", "current_run_handle"]
 
@@ -36,10 +37,11 @@ def current_run_handle() -> RunHandle | None:
 
 
 class RunRecording(AgentObserver):
-    """A run's stream items (text chunks, then the result) and events, with their order.
+    """What a background run has shown so far: its events, and its stream for the text in progress.
 
-    ``events`` holds ``(number of items before it, event)``; text chunks arrive as
-    items, so their events are not kept twice.
+    No chunk is kept: the text of a finished model call arrives with its
+    ``on_llm_end``, the text of the call in progress is the stream's
+    ``partial_text``, and the result arrives with ``on_run_end``.
     """
 
     events: ClassVar[frozenset[EventName] | None] = frozenset(
@@ -47,11 +49,14 @@ class RunRecording(AgentObserver):
     )
 
     def __init__(self) -> None:
-        self.items: list[Any] = []
-        self.recorded: list[tuple[int, Event]] = []
+        self.recorded: list[Event] = []
+        #: the run's :class:`~selectools.agent.stream.AgentStream`, once it started
+        self.stream: AgentStream | None = None
 
     def on_event(self, event: Event) -> None:
-        self.recorded.append((len(self.items), event))
+        if event.name == "on_run_start":  # the run appends to this list: keep what went in
+            event.data["messages"] = list(event.data["messages"])
+        self.recorded.append(event)
 
 
 class RunHandle:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import os
 import threading
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -344,17 +345,15 @@ class Agent(RichDisplay):
         recording = RunRecording()  # streamed, so a view shown later can replay the run
 
         def target(token: CancellationToken) -> AgentResult:
-            items = recording.items
-            items.extend(
-                self.stream(
-                    messages, response_format=response_format,
-                    observers=[*observers, recording], cancellation_token=token,
-                )
+            stream = self.stream(
+                messages, response_format=response_format,
+                observers=[*observers, recording], cancellation_token=token,
             )  # fmt: skip
-            result = items[-1]
-            if not isinstance(result, AgentResult):
+            recording.stream = stream
+            last = deque(stream, maxlen=1)  # drained in C; no chunk is kept
+            if not last or not isinstance(last[0], AgentResult):
                 raise RuntimeError("the agent's stream ended without an AgentResult")
-            return result
+            return last[0]
 
         provider = str(getattr(self.provider, "name", "") or type(self.provider).__name__)
         return RunHandle(

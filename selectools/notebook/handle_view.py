@@ -2,8 +2,8 @@
 
 ``%load_ext selectools`` registers :func:`show_handle` for ``display(handle)``
 (or a handle as a cell's value). For a handle of ``agent.start(...)``, which
-records what its run streams, the widget replays the recording from the start
-and then follows the run, at most :data:`~.live.UPDATES_PER_SECOND` redraws a
+records its run's events (and keeps its stream, for the text in progress), the
+widget replays the recording from the start and then follows the run, at most :data:`~.live.UPDATES_PER_SECOND` redraws a
 second; Stop cancels the handle (the run ends ``cancelled``). Approval cards of
 the run go to a box under the widget. When the run ends, the output becomes the
 same final render ``%%agent`` ends with (static HTML and the run's metadata).
@@ -56,7 +56,6 @@ class _HandleView:
             _route_to_subshell(shell.kernel, self.widget)
         self._display = display(self.widget, display_id=True)
         handle.card_host = card_host()
-        self._items = 0
         self._events = 0
         self._ended = threading.Event()
 
@@ -68,26 +67,23 @@ class _HandleView:
         ).start()
 
     def _catch_up(self) -> bool:
-        """Replay what the run recorded since the last redraw; True if anything was new."""
+        """Apply the run's new events, then the text of the call in progress; True if anything changed."""
         recording = self.handle.recording
         assert recording is not None
-        events, items, transcript = recording.recorded, recording.items, self.transcript
-        n_events, n_items = len(events), len(items)  # events first: positions <= n_items
-        if n_events == self._events and n_items == self._items:
-            return False
+        events, transcript = recording.recorded, self.transcript
+        n_events = len(events)
+        changed = n_events > self._events
         shown = Transcript.EVENTS
         while self._events < n_events:
-            position, event = events[self._events]
-            if position > self._items:
-                transcript.feed(items[self._items : position])
-                self._items = position
+            event = events[self._events]
             if event.name in shown:
                 transcript.apply(event)
             self._events += 1
-        if n_items > self._items:
-            transcript.feed(items[self._items : n_items])
-            self._items = n_items
-        return True
+        stream = recording.stream
+        if stream is not None and transcript.result is None:
+            call = stream.model_calls  # first: the text read next is of this call or a later one
+            changed = transcript.stream_text(call, stream.partial_text) or changed
+        return changed
 
     def _follow(self) -> None:
         interval = 1.0 / UPDATES_PER_SECOND
@@ -104,6 +100,8 @@ class _HandleView:
             result = handle.result(timeout=0)
         except BaseException as exc:  # the run failed: the view says how
             transcript.stop(error_line(exc))
+        if result is not None and transcript.result is None:
+            transcript.result = result
         outputs = _final_outputs(transcript, result, "text", handle.model, handle.provider)
         bundle, metadata = outputs[0]
         self.widget.status = handle.status

@@ -14,7 +14,6 @@ from selectools import Agent, tool
 from selectools.approval import ApprovalRequest
 from selectools.notebook.approval_card import ApprovalCard, CardBox
 from selectools.testing import ScriptedProvider, reply
-from selectools.types import AgentResult, StreamChunk
 
 ROOT = Path(__file__).resolve().parents[2]
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -39,22 +38,18 @@ def _request(path: str) -> ApprovalRequest:
     return ApprovalRequest("remove", {"path": path}, "needs review", tool=remove, run_id="r1")
 
 
-def test_start_records_the_stream_and_its_events_in_order():
+def test_start_records_the_events_and_keeps_the_stream_for_the_text_in_progress():
     words = [f"w{i} " for i in range(50)]
     agent = Agent(provider=ScriptedProvider([reply("".join(words), chunks=words)]))
     handle = agent.start("talk")
     result = handle.result(timeout=30)
     recording = handle.recording
-    assert recording is not None and recording.items[-1] is result
-    chunks = [i for i in recording.items if isinstance(i, StreamChunk)]
-    assert "".join(c.content for c in chunks) == result.content == "".join(words)
-    names = [event.name for _, event in recording.recorded]
+    assert recording is not None and recording.stream is not None
+    assert recording.stream.model_calls == 1 and result.content == "".join(words)
+    names = [event.name for event in recording.recorded]
     assert names[0] == "on_run_start" and names[-1] == "on_run_end"
-    assert "on_stream_chunk" not in names  # the chunks are the items, not kept twice
-    positions = [position for position, _ in recording.recorded]
-    assert positions == sorted(positions) and positions[0] == 0
-    assert positions[-1] == len(recording.items) - 1  # the run ended before its result
-    assert isinstance(recording.items[-1], AgentResult)
+    assert "on_stream_chunk" not in names  # no chunk is kept
+    assert recording.recorded[-1].data["result"] is result
     assert (handle.model, handle.provider) == (agent.model, "scripted")
 
 
