@@ -5,6 +5,9 @@ or ``await handle``) and cancelled (``cancel()``: the run stops at its next step
 or inside a streaming model call, with ``stop_reason="cancelled"``). In a
 notebook the cell that started it finishes at once; approval cards of the run
 can still be answered because the kernel is idle and reads their messages.
+Showing the handle (``display(handle)``, or the handle as a cell's value) renders
+the live run widget with a Stop button: :class:`RunRecording` keeps what the run
+shows, so a view shown later replays it from the start.
 """
 
 from __future__ import annotations
@@ -12,21 +15,69 @@ from __future__ import annotations
 import contextvars
 import threading
 from collections.abc import Callable, Generator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from ..cancellation import CancellationToken
+from ..observer import EVENTS, AgentObserver, Event, EventName
 
 if TYPE_CHECKING:
     from ..types import AgentResult
+    from .stream import AgentStream
 
-__all__ = ["RunHandle"]
+__all__ = ["RunHandle", "RunRecording", "current_run_handle"]
+
+_CURRENT: contextvars.ContextVar[RunHandle | None] = contextvars.ContextVar(
+    "selectools_run_handle", default=None
+)
+
+
+def current_run_handle() -> RunHandle | None:
+    """The :class:`RunHandle` whose run is executing in this thread, if any."""
+    return _CURRENT.get()
+
+
+class RunRecording(AgentObserver):
+    """What a background run has shown so far: its events, and its stream for the text in progress.
+
+    No chunk is kept: the text of a finished model call arrives with its
+    ``on_llm_end``, the text of the call in progress is the stream's
+    ``partial_text``, and the result arrives with ``on_run_end``.
+    """
+
+    events: ClassVar[frozenset[EventName] | None] = frozenset(
+        cast("EventName", name) for name in EVENTS if name != "on_stream_chunk"
+    )
+
+    def __init__(self) -> None:
+        self.recorded: list[Event] = []
+        #: the run's :class:`~selectools.agent.stream.AgentStream`, once it started
+        self.stream: AgentStream | None = None
+
+    def on_event(self, event: Event) -> None:
+        if event.name == "on_run_start":  # the run appends to this list: keep what went in
+            event.data["messages"] = list(event.data["messages"])
+        self.recorded.append(event)
 
 
 class RunHandle:
     """One background run: ``target(token)`` in a daemon thread, cancellable through ``token``."""
 
-    def __init__(self, target: Callable[[CancellationToken], AgentResult], name: str) -> None:
+    def __init__(
+        self,
+        target: Callable[[CancellationToken], AgentResult],
+        name: str,
+        *,
+        recording: RunRecording | None = None,
+        model: str = "",
+        provider: str = "",
+    ) -> None:
         self.name = name
+        #: what the run streamed so far (``agent.start`` records; None: nothing to replay)
+        self.recording = recording
+        #: what a shown view names: the agent's model and provider
+        self.model, self.provider = model, provider
+        #: where a shown view wants the run's approval cards (set by the notebook view)
+        self.card_host: Any = None
         self.token = CancellationToken()
         self._done = threading.Event()
         self._result: AgentResult | None = None
@@ -40,6 +91,7 @@ class RunHandle:
         self._thread.start()
 
     def _work(self, target: Callable[[CancellationToken], AgentResult]) -> None:
+        _CURRENT.set(self)
         try:
             self._result = target(self.token)
         except BaseException as exc:  # kept for result(); the thread ends quietly

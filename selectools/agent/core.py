@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import os
 import threading
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -335,16 +336,29 @@ class Agent(RichDisplay):
 
         Await it, poll it (``done()``, ``status``), wait with ``result(timeout)``
         or stop it with ``cancel()`` (the run ends with ``stop_reason="cancelled"``).
+        The run streams (observers see ``on_stream_chunk``) and the handle records
+        it, so in a notebook with ``%load_ext selectools`` showing the handle
+        renders the live run widget, with a Stop button, from the run's start.
         """
-        from .background import RunHandle
+        from .background import RunHandle, RunRecording
+
+        recording = RunRecording()  # streamed, so a view shown later can replay the run
 
         def target(token: CancellationToken) -> AgentResult:
-            return self.run(
-                messages, response_format=response_format, observers=observers,
-                cancellation_token=token,
+            stream = self.stream(
+                messages, response_format=response_format,
+                observers=[*observers, recording], cancellation_token=token,
             )  # fmt: skip
+            recording.stream = stream
+            last = deque(stream, maxlen=1)  # drained in C; no chunk is kept
+            if not last or not isinstance(last[0], AgentResult):
+                raise RuntimeError("the agent's stream ended without an AgentResult")
+            return last[0]
 
-        return RunHandle(target, self.name)
+        provider = str(getattr(self.provider, "name", "") or type(self.provider).__name__)
+        return RunHandle(
+            target, self.name, recording=recording, model=self.model, provider=provider
+        )
 
     async def arun(
         self,

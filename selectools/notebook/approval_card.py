@@ -5,7 +5,11 @@ build step), shipped in the wheel as ``selectools/_widgets``. The card sends
 ``{"action": ...}`` messages; this side answers the :class:`ApprovalRequest`
 (edited arguments are validated against the tool's schema: a bad edit sets
 ``error``, shown inline, and leaves the request open). When the request is
-decided, by a person, a rule or the timeout, the card collapses to its record.
+decided, by a person, a rule or the timeout, the card collapses to its record,
+and its output becomes that record's static HTML alone (no widget view), so a
+notebook reopened without a kernel shows the decision instead of a widget that
+cannot load. :class:`CardBox` holds the cards of a run whose cell has ended and
+does the same for all of them once none is pending.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anywidget
+import ipywidgets
 import traitlets
 
 from .._view.approval import approval_html, approval_text
@@ -26,7 +31,7 @@ if TYPE_CHECKING:
     from ..approval import ApprovalRequest
     from .approvals import NotebookApprover
 
-__all__ = ["ApprovalCard", "widget_asset"]
+__all__ = ["ApprovalCard", "CardBox", "widget_asset"]
 
 
 def widget_asset(name: str) -> Path:
@@ -84,8 +89,10 @@ class ApprovalCard(anywidget.AnyWidget):
         self.request = request
         self.approver = approver
         self.rendered = threading.Event()
-        #: the display handle, once shown: a decision updates the output's static HTML
+        #: the display handle, once shown: a decision replaces the output with the static record
         self.handle: Any = None
+        #: the box holding it, if any (the box's output is updated instead)
+        self.box: CardBox | None = None
         self.on_msg(self._on_message)
         request.add_done_callback(self._decided)
 
@@ -132,7 +139,9 @@ class ApprovalCard(anywidget.AnyWidget):
         decision = request.decision
         self.status = "approved" if decision is not None and decision.approved else "denied"
         if self.handle is not None:
-            self.handle.update(self)
+            self.handle.update(self.static_bundle(), raw=True)
+        if self.box is not None:
+            self.box.refresh()
 
     # -- static views ------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -148,13 +157,78 @@ class ApprovalCard(anywidget.AnyWidget):
             "cost_usd": self.cost_usd,
         }
 
+    def static_bundle(self) -> dict[str, str]:
+        """The card's current state without the widget: what a viewer without a kernel shows."""
+        return {"text/html": approval_html(self.state()), "text/plain": repr(self)}
+
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        bundle = super()._repr_mimebundle_(**kwargs)
-        data, meta = bundle if isinstance(bundle, tuple) else (bundle or {}, {})
-        data = dict(data or {})
-        data["text/html"] = approval_html(self.state())
-        data["text/plain"] = repr(self)
-        return data, meta
+        return _with_static(super()._repr_mimebundle_(**kwargs), self.static_bundle())
 
     def __repr__(self) -> str:
         return f"ApprovalCard({approval_text(self.state())})"
+
+
+def _with_static(bundle: Any, static: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A widget's mimebundle with ``static`` (text/html, text/plain) next to its view."""
+    data, meta = bundle if isinstance(bundle, tuple) else (bundle or {}, {})
+    return {**(data or {}), **static}, dict(meta or {})
+
+
+class CardBox(ipywidgets.VBox):
+    """The approval cards of a run that outlives its cell, shown in one output.
+
+    Shown while the cell runs (a finished cell only takes display updates), it is
+    the live box while a card is pending and the cards' static records whenever
+    none is (a new card brings the live box back); :meth:`settle` at the run's end
+    leaves the records, or nothing, never a widget a kernel-less viewer cannot load.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.handle: Any = None
+        #: the static records the output shows (None: the live box)
+        self._shown: dict[str, str] | None = None
+        self._lock = threading.Lock()
+
+    def add(self, card: ApprovalCard) -> None:
+        card.box = self
+        with self._lock:
+            self.children = (*self.cards(), card)
+        self.refresh()
+
+    def cards(self) -> list[ApprovalCard]:
+        children: tuple[Any, ...] = self.children
+        return [child for child in children if isinstance(child, ApprovalCard)]
+
+    def static_bundle(self) -> dict[str, str]:
+        cards = self.cards()
+        return {
+            "text/html": "".join(approval_html(card.state()) for card in cards),
+            "text/plain": "\n".join(approval_text(card.state()) for card in cards),
+        }
+
+    def refresh(self, *, settle: bool = False) -> None:
+        """Show the live box while a card is pending, else (once it has cards) the records."""
+        with self._lock:
+            if self.handle is None:
+                return
+            cards = self.cards()
+            if any(card.status == "pending" for card in cards):
+                if self._shown is not None:
+                    self._shown = None
+                    self.handle.update(self)
+            elif cards or settle:
+                static = self.static_bundle()
+                if static != self._shown:
+                    self._shown = static
+                    self.handle.update(static, raw=True)
+
+    def settle(self) -> None:
+        """The run ended: keep only the static records (nothing, if it had no cards)."""
+        self.refresh(settle=True)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return _with_static(super()._repr_mimebundle_(**kwargs), self.static_bundle())
+
+    def __repr__(self) -> str:
+        return f"CardBox({len(self.cards())} cards)"

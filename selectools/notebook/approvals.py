@@ -169,10 +169,17 @@ class NotebookApprover:
         from IPython.display import display
 
         host = CARD_HOST.get()
+        if host is None:  # a shown agent.start() handle offers its view's box
+            from ..agent.background import current_run_handle
+
+            host = getattr(current_run_handle(), "card_host", None)
         if host is not None:  # a run that outlives its cell: the cards join a shown box
-            host.children = (*host.children, card)
+            host.add(card)
             return card
-        card.handle = display(card, display_id=True)  # updated to the record once decided
+        if pending:
+            card.handle = display(card, display_id=True)  # updated to the record once decided
+        else:  # decided by a rule: only its record, which needs no kernel to show
+            display(card.static_bundle(), raw=True)
         return card
 
     # -- blocking mode: keep the kernel's UI events flowing while the cell waits -------
@@ -260,12 +267,13 @@ CARD_HOST: ContextVar[Any] = ContextVar("selectools_card_host", default=None)
 
 
 def card_host() -> Any:
-    """Show an empty box in the running cell for cards that arrive after it has ended."""
+    """Show an empty :class:`~.approval_card.CardBox` in the running cell for cards that arrive after it has ended."""
     from IPython.display import display
-    from ipywidgets import VBox
 
-    box = VBox()
-    display(box)
+    from .approval_card import CardBox
+
+    box = CardBox()
+    box.handle = display(box, display_id=True)
     return box
 
 

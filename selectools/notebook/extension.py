@@ -30,6 +30,13 @@ def _tool_call_html(call: Any) -> str:
     return tool_call_html(call)
 
 
+def _show_handle(handle: Any) -> None:
+    """``display(run_handle)``: its live widget (imported when one is first shown)."""
+    from .handle_view import show_handle as show
+
+    show(handle)
+
+
 #: registered by module and name, so nothing is imported until one is displayed
 _FORMATTERS = (
     ("selectools.trace", "TraceStep", _step_html),
@@ -62,6 +69,8 @@ def load_ipython_extension(ipython: Any) -> None:
     html = ipython.display_formatter.formatters["text/html"]
     for module, name, render in _FORMATTERS:
         html.for_type_by_name(module, name, render)
+    shown = ipython.display_formatter.ipython_display_formatter
+    shown.for_type_by_name("selectools.agent.background", "RunHandle", _show_handle)
     cleanup = ipython.input_transformers_cleanup
     if protect_agent_lines not in cleanup:
         cleanup.append(protect_agent_lines)
@@ -90,3 +99,6 @@ def unload_ipython_extension(ipython: Any) -> None:
     html = ipython.display_formatter.formatters["text/html"]
     for module, name, _ in _FORMATTERS:
         html.pop(f"{module}.{name}", None)
+    ipython.display_formatter.ipython_display_formatter.pop(
+        "selectools.agent.background.RunHandle", None
+    )

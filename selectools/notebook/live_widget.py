@@ -84,3 +84,4 @@ class WidgetSurface:
         self.widget.status = str(metadata.get("selectools", {}).get("stop_reason") or "ended")
         self.widget.html = bundle.get("text/html", "")
         self._handle.update(bundle, metadata=metadata, raw=True)
+        self.cards.settle()

@@ -287,16 +287,20 @@ class SelectoolsMagics(Magics):
                     cell_guardrails(request.agent, request.guardrails),
                     cell_approvals(request.agent, host),
                 ):
-                    return run_live(
-                        request.agent,
-                        request.prompt,
-                        response_format=request.response_format,
-                        output_format=request.output_format,
-                        shell=self.shell,
-                        display=self.state.display,
-                        cancellation_token=token,
-                        surface=surface,
-                    )
+                    try:
+                        return run_live(
+                            request.agent,
+                            request.prompt,
+                            response_format=request.response_format,
+                            output_format=request.output_format,
+                            shell=self.shell,
+                            display=self.state.display,
+                            cancellation_token=token,
+                            surface=surface,
+                        )
+                    finally:
+                        if host is not None:
+                            host.settle()  # the saved notebook keeps the cards' records
 
             if parsed.options["background"]:
                 from ..agent.background import RunHandle

@@ -133,9 +133,9 @@ def browser() -> Iterator[Any]:
             chromium.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where the screenshots go (printed, so CI can collect them)."""
+    """Where the screenshots go, one folder for the run (printed, so CI can collect them)."""
     folder = Path(os.environ.get("SELECTOOLS_SCREENSHOTS") or tmp_path_factory.mktemp("shots"))
     folder.mkdir(parents=True, exist_ok=True)
     print(f"\nscreenshots: {folder}")

@@ -8,24 +8,29 @@ Python side), never the page alone.
 from __future__ import annotations
 
 import re
-import time
-from pathlib import Path
-from typing import Any
 
-import nbformat
 import pytest
+
+from ._lab import (
+    CALLS,
+    DECIDED,
+    PENDING,
+    REMOVE_TOOL,
+    calls,
+    open_notebook,
+    output_texts,
+    reopen_without_kernel,
+    run_all,
+    save,
+    wait,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 SETUP = [
     "%load_ext selectools",
-    '%%tool --requires-approval\ndef remove(path: str) -> str:\n    """Delete a file (pretend)."""\n'
-    '    with open("calls.txt", "a") as f:\n        f.write(path + "\\n")\n'
-    '    return "removed " + path',
-    "from selectools.testing import ScriptedProvider, reply, tool_call\n"
-    "def calls(*paths):\n"
-    '    return ScriptedProvider([*(reply("", tool_call("remove", path=p)) for p in paths),'
-    ' reply("done")])\n'
+    REMOVE_TOOL,
+    CALLS + "\n"
     'p_approve, p_deny, p_edit, p_always = calls("/a"), calls("/b"), calls("/c"), calls("/d1", "/d2")',
 ]
 CELLS = [
@@ -36,41 +41,12 @@ CELLS = [
     "%%agent --provider p_always\nremove /d1 and /d2",
 ]
 
-PENDING = '.selectools-approval[data-status="pending"]'
-
-
-def _calls(work: Path) -> list[str]:
-    path = work / "calls.txt"
-    return path.read_text().split() if path.exists() else []
-
-
-def _wait(predicate: Any, what: str, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def _run_all(page: Any) -> None:
-    page.get_by_role("menuitem", name="Run", exact=True).click()
-    page.get_by_text("Run All Cells", exact=True).click()
-
-
-def _open(server: Any, browser: Any, path: str) -> Any:
-    page = browser.new_page(viewport={"width": 1200, "height": 1000})
-    page.goto(server.url(path))
-    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-    server.wait_for_idle_kernel()
-    return page
-
 
 def test_blocking_cells_approve_deny_edit_and_always_allow(lab, browser, shots):
     (lab.work / "calls.txt").unlink(missing_ok=True)
     lab.write_notebook("approve.ipynb", CELLS)
-    page = _open(lab, browser, "lab/tree/approve.ipynb?reset")
-    _run_all(page)
+    page = open_notebook(lab, browser, "lab/tree/approve.ipynb?reset")
+    run_all(page)
 
     # 1. approve: the tool runs
     card = page.locator(PENDING).filter(has_text="path='/a'").first
@@ -78,7 +54,7 @@ def test_blocking_cells_approve_deny_edit_and_always_allow(lab, browser, shots):
     assert "remove" in card.inner_text() and '"/a"' in card.locator(".sa-args").input_value()
     page.screenshot(path=str(shots / "approval-card-jupyterlab.png"))
     card.locator(".sa-approve").click()
-    _wait(lambda: _calls(lab.work) == ["/a"], "the approved call to run")
+    wait(lambda: calls(lab.work) == ["/a"], "the approved call to run")
 
     # 2. deny with a reason (Esc on the card): the tool does not run
     card = page.locator(PENDING).filter(has_text="path='/b'").first
@@ -86,11 +62,9 @@ def test_blocking_cells_approve_deny_edit_and_always_allow(lab, browser, shots):
     assert '"/b"' in card.locator(".sa-args").input_value()
     card.locator(".sa-reason").fill("not that one")
     card.locator(".sa-deny").click()
-    _wait(
-        lambda: page.locator('.selectools-approval[data-status="denied"]').count() == 1,
-        "the denied record",
-    )
-    record = page.locator('.selectools-approval[data-status="denied"]').inner_text()
+    denied = page.locator(f'{DECIDED}[data-status="denied"]')
+    wait(lambda: denied.count() == 1, "the denied record")
+    record = denied.inner_text()
     assert (
         record.startswith("denied remove(path='/b') — by person at ") and "not that one" in record
     )
@@ -101,41 +75,41 @@ def test_blocking_cells_approve_deny_edit_and_always_allow(lab, browser, shots):
     args = card.locator(".sa-args")
     args.fill('{"path": 5}')
     card.locator(".sa-approve").click()
-    assert "'path' must be string" in card.locator(".sa-error").inner_text()
+    error = card.locator(".sa-error")
+    wait(lambda: "'path' must be string" in error.inner_text(), "the schema error in the card")
     args.fill('{"path": "/c-edited"')
     card.locator(".sa-approve").click()
-    assert "invalid JSON" in card.locator(".sa-error").inner_text()
+    wait(lambda: "invalid JSON" in error.inner_text(), "the JSON error in the card")
     args.fill('{"path": "/c-edited"}')
     card.focus()
     page.keyboard.press("Enter")  # Enter approves, with the edited arguments
-    _wait(lambda: _calls(lab.work) == ["/a", "/c-edited"], "the edited call to run")
+    wait(lambda: calls(lab.work) == ["/a", "/c-edited"], "the edited call to run")
 
     # 4. always allow (this run): the second call of the run needs no card
     card = page.locator(PENDING).filter(has_text="path='/d1'").first
     card.wait_for(timeout=60_000)
     assert '"/d1"' in card.locator(".sa-args").input_value()
     card.locator(".sa-allow-run").click()
-    _wait(lambda: _calls(lab.work) == ["/a", "/c-edited", "/d1", "/d2"], "both calls to run")
+    wait(lambda: calls(lab.work) == ["/a", "/c-edited", "/d1", "/d2"], "both calls to run")
     lab.wait_for_idle_kernel()
-    assert page.locator(PENDING).count() == 0
-    decided = page.locator(".selectools-approval.sa-decided")
-    _wait(lambda: decided.count() == 5, "five decided cards")
+    wait(lambda: page.locator(PENDING).count() == 0, "no card left pending")
+    decided = page.locator(DECIDED)  # each decided card's output became its static record
+    wait(lambda: decided.count() == 5, "five decided cards")
     records = decided.all_inner_texts()
     assert any("by rule: always allow (run)" in r and "/d2" in r for r in records), records
     page.screenshot(path=str(shots / "decided-cards-jupyterlab.png"), full_page=True)
 
     # the saved notebook keeps each decided card's static HTML and the cells' metadata
-    page.get_by_role("menuitem", name="File", exact=True).click()
-    page.get_by_role("menuitem", name=re.compile("^Save Notebook")).first.click()
-    _wait(lambda: "by person" in (lab.work / "approve.ipynb").read_text(), "the save")
-    saved = nbformat.read(lab.work / "approve.ipynb", as_version=4)
-    htmls = [
-        o["data"]["text/html"]
-        for cell in saved.cells
-        for o in cell.get("outputs", [])
+    saved = save(page, lab.work / "approve.ipynb", lambda text: "by person" in text)
+    outputs = [o for cell in saved.cells for o in cell.get("outputs", [])]
+    cards = [
+        o["data"]
+        for o in outputs
         if "selectools-approval-static" in o.get("data", {}).get("text/html", "")
     ]
-    assert len(htmls) == 5 and sum('data-status="approved"' in h for h in htmls) == 4
+    assert len(cards) == 5 and sum('data-status="approved"' in c["text/html"] for c in cards) == 4
+    # a decided card is its record alone: no widget view a kernel-less viewer cannot load
+    assert not any("application/vnd.jupyter.widget-view+json" in c for c in cards)
     approvals = [  # the final render of each %%agent cell lists its decisions
         next(o for o in c.outputs if "selectools" in o.get("metadata", {}))["metadata"]
         for c in saved.cells
@@ -150,24 +124,27 @@ def test_blocking_cells_approve_deny_edit_and_always_allow(lab, browser, shots):
     ]
     page.close()
 
-    # reopened without a kernel: the static HTML is what a viewer shows
-    lab.stop_kernels()
-    static = browser.new_page()
-    static.set_content("".join(htmls))
-    assert re.search(r"denied remove\(path='/b'\) — by person", static.inner_text("body"))
-    static.screenshot(path=str(shots / "saved-static-html.png"))
-    static.close()
+    # reopened in JupyterLab with No Kernel: the records are what it shows
+    page = reopen_without_kernel(lab, browser, "approve.ipynb")
+    text = output_texts(page)
+    assert re.search(r"denied remove\(path='/b'\) — by person at .* UTC: not that one", text)
+    for line in ("remove(path='/a') — by person", "by rule: always allow (run)"):
+        assert line in text, (line, text)
+    assert "Loading widget" not in text and "Error displaying widget" not in text, text
+    page.locator(DECIDED).first.scroll_into_view_if_needed()
+    page.screenshot(path=str(shots / "blocking-reopened-no-kernel.png"))
+    page.close()
 
 
 def test_blocking_approval_in_notebook7(notebook7, browser, shots):
     notebook7.write_notebook("nb7.ipynb", [*SETUP, "%%agent --provider p_approve\nremove /a"])
-    page = _open(notebook7, browser, "notebooks/nb7.ipynb")
-    _run_all(page)
+    page = open_notebook(notebook7, browser, "notebooks/nb7.ipynb")
+    run_all(page)
     card = page.locator(PENDING).first
     card.wait_for(timeout=60_000)
     page.screenshot(path=str(shots / "approval-card-notebook7.png"))
     card.locator(".sa-approve").click()
-    _wait(lambda: _calls(notebook7.work) == ["/a"], "the approved call to run in Notebook 7")
+    wait(lambda: calls(notebook7.work) == ["/a"], "the approved call to run in Notebook 7")
     page.close()
 
 
@@ -191,8 +168,8 @@ ASYNC_AND_BACKGROUND = [
 def test_await_and_background_runs(lab, browser, shots):
     (lab.work / "calls.txt").unlink(missing_ok=True)
     lab.write_notebook("modes.ipynb", ASYNC_AND_BACKGROUND)
-    page = _open(lab, browser, "lab/tree/modes.ipynb?reset")
-    _run_all(page)
+    page = open_notebook(lab, browser, "lab/tree/modes.ipynb?reset")
+    run_all(page)
 
     def answer(path: str, approve: bool) -> None:
         card = page.locator(PENDING).filter(has_text=path).first
@@ -206,7 +183,7 @@ def test_await_and_background_runs(lab, browser, shots):
     # await: the cell awaits; approve /e runs it, deny /f does not
     answer("/e", True)
     try:
-        _wait(lambda: _calls(lab.work) == ["/e"], "the awaited approved call")
+        wait(lambda: calls(lab.work) == ["/e"], "the awaited approved call")
     except AssertionError:
         raise AssertionError(page.locator(".selectools-approval").all_inner_texts()) from None
     answer("/f", False)
@@ -216,7 +193,7 @@ def test_await_and_background_runs(lab, browser, shots):
     answer("/h", False)
     answer("/g", True)
     answer("/i", True)
-    _wait(lambda: sorted(_calls(lab.work)) == ["/e", "/g", "/i"], "the background calls")
+    wait(lambda: sorted(calls(lab.work)) == ["/e", "/g", "/i"], "the background calls")
     page.close()
 
 
@@ -233,18 +210,18 @@ STOP = [
 
 def test_stop_button_cancels_a_streaming_run(lab, browser, shots):
     lab.write_notebook("stop.ipynb", STOP)
-    page = _open(lab, browser, "lab/tree/stop.ipynb?reset")
-    _run_all(page)
+    page = open_notebook(lab, browser, "lab/tree/stop.ipynb?reset")
+    run_all(page)
     widget = page.locator('.selectools-live-widget[data-status="running"]')
     widget.wait_for(timeout=60_000)
-    _wait(lambda: "w20 " in widget.inner_text(), "the stream to show")
+    wait(lambda: "w20 " in widget.inner_text(), "the stream to show")
     page.screenshot(path=str(shots / "live-widget-jupyterlab.png"))
     widget.locator(".slw-stop").click()
-    _wait(lambda: (lab.work / "stop.txt").exists(), "the run to end", timeout=60)
+    wait(lambda: (lab.work / "stop.txt").exists(), "the run to end", timeout=60)
     reason, steps = (lab.work / "stop.txt").read_text().split()
     assert reason == "cancelled" and int(steps) >= 2  # the cut model call and the stop
     # the widget's output became the final render: cancelled, the stream cut short
-    _wait(lambda: page.locator(".selectools-live-widget").count() == 0, "the final render")
+    wait(lambda: page.locator(".selectools-live-widget").count() == 0, "the final render")
     text = page.inner_text(".jp-Notebook")
     assert "cancelled" in text and "w20 " in text and "w5999" not in text
     page.screenshot(path=str(shots / "live-widget-stopped-jupyterlab.png"))
@@ -272,21 +249,21 @@ def test_stop_button_ends_a_run_while_a_tool_runs(lab, browser, shots):
     for name in ("tool_started.txt", "tool_done.txt", "release.txt", "hold.txt"):
         (lab.work / name).unlink(missing_ok=True)
     lab.write_notebook("stop_tool.ipynb", STOP_TOOL)
-    page = _open(lab, browser, "lab/tree/stop_tool.ipynb?reset")
-    _run_all(page)
+    page = open_notebook(lab, browser, "lab/tree/stop_tool.ipynb?reset")
+    run_all(page)
     widget = page.locator('.selectools-live-widget[data-status="running"]')
     widget.wait_for(timeout=60_000)
-    _wait(lambda: (lab.work / "tool_started.txt").exists(), "the tool to start")
+    wait(lambda: (lab.work / "tool_started.txt").exists(), "the tool to start")
     widget.locator(".slw-stop").click()
     try:
-        _wait(lambda: (lab.work / "hold.txt").exists(), "the run to end", timeout=60)
+        wait(lambda: (lab.work / "hold.txt").exists(), "the run to end", timeout=60)
         # the run ended while the tool was still blocked: it was not awaited
         assert not (lab.work / "tool_done.txt").exists()
         assert (lab.work / "hold.txt").read_text().split() == ["cancelled", "error", "True"]
-        _wait(lambda: page.locator(".selectools-live-widget").count() == 0, "the final render")
+        wait(lambda: page.locator(".selectools-live-widget").count() == 0, "the final render")
         assert "cancelled" in page.inner_text(".jp-Notebook")
         page.screenshot(path=str(shots / "live-widget-stopped-tool-jupyterlab.png"))
     finally:
         (lab.work / "release.txt").write_text("go")  # let the abandoned worker finish
-    _wait(lambda: (lab.work / "tool_done.txt").exists(), "the abandoned tool to finish")
+    wait(lambda: (lab.work / "tool_done.txt").exists(), "the abandoned tool to finish")
     page.close()
