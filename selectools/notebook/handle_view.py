@@ -70,19 +70,9 @@ class _HandleView:
         """Apply the run's new events, then the text of the call in progress; True if anything changed."""
         recording = self.handle.recording
         assert recording is not None
-        events, transcript = recording.recorded, self.transcript
-        n_events = len(events)
-        changed = n_events > self._events
-        shown = Transcript.EVENTS
-        while self._events < n_events:
-            event = events[self._events]
-            if event.name in shown:
-                transcript.apply(event)
-            self._events += 1
-        stream = recording.stream
-        if stream is not None and transcript.result is None:
-            call = stream.model_calls  # first: the text read next is of this call or a later one
-            changed = transcript.stream_text(call, stream.partial_text) or changed
+        self._events, changed = self.transcript.follow(
+            recording.recorded, self._events, recording.stream
+        )
         return changed
 
     def _follow(self) -> None:

@@ -82,16 +82,9 @@ class LiveRun(AgentObserver):
     # -- view side ------------------------------------------------------------------
     def _catch_up(self) -> bool:
         """Apply new events, then the partial text of the call in progress; True if anything changed."""
-        events, transcript = self._events, self.transcript
-        n_events = len(events)
-        changed = n_events > self._event_cursor
-        while self._event_cursor < n_events:
-            transcript.apply(events[self._event_cursor])
-            self._event_cursor += 1
-        stream = self._stream
-        if stream is not None and transcript.result is None:
-            call = stream.model_calls  # first: the text read next is of this call or a later one
-            changed = transcript.stream_text(call, stream.partial_text) or changed
+        self._event_cursor, changed = self.transcript.follow(
+            self._events, self._event_cursor, self._stream
+        )
         return changed
 
     def redraw(self) -> None:

@@ -34,6 +34,7 @@ from .._view.render import (
 from ..types import AgentResult, Message
 
 if TYPE_CHECKING:
+    from ..agent.stream import AgentStream
     from ..observer import Event, EventName
 
 __all__ = ["Iteration", "Transcript"]
@@ -117,6 +118,26 @@ class Transcript:
             return False
         self._set_text(block, text)
         return True
+
+    def follow(
+        self, events: list[Event], start: int, stream: AgentStream | None
+    ) -> tuple[int, bool]:
+        """Apply ``events[start:]`` (others than :attr:`EVENTS` are skipped), then the text
+        of the model call in progress from ``stream``.
+
+        Returns where the next call starts and whether the view changed. ``events``
+        may grow in another thread meanwhile: its length is read once.
+        """
+        end = len(events)
+        changed = end > start
+        shown = self.EVENTS
+        for event in events[start:end]:
+            if event.name in shown:
+                self.apply(event)
+        if stream is not None and self.result is None:
+            call = stream.model_calls  # first: the text read next is of this call or a later one
+            changed = self.stream_text(call, stream.partial_text) or changed
+        return end, changed
 
     #: the events :meth:`apply` uses; the live view subscribes to these only
     EVENTS: ClassVar[frozenset[EventName]] = frozenset(
