@@ -19,8 +19,9 @@ anywidget are there, else as ``live``.
 from __future__ import annotations
 
 import contextlib
+import itertools
+import os
 import sys
-import uuid
 from collections.abc import Iterator
 from typing import Any, Protocol
 
@@ -40,6 +41,10 @@ __all__ = [
 DISPLAY_MODES = ("auto", "live", "text", "widget")
 
 Bundle = dict[str, Any]
+
+#: display ids: unique in this process (and across kernels), cheaper than uuid4 per run
+_ID_PREFIX = os.urandom(6).hex()
+_ids = itertools.count(1)
 
 #: what a background run's output shows from its cell's end until the first redraw
 _PLACEHOLDER: Bundle = {"text/plain": ""}
@@ -106,7 +111,7 @@ class LiveSurface:
 
     def __init__(self, shell: Any) -> None:
         self._publisher = shell.display_pub
-        self._id = uuid.uuid4().hex  # transient: never saved in the notebook
+        self._id = f"selectools-{_ID_PREFIX}-{next(_ids)}"  # transient: never saved
         self._open = False
         self.redraws = watched(shell)
         self.updates = 0

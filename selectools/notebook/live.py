@@ -1,6 +1,6 @@
 """Run an agent with a live view: streamed text, tool cards, then the rendered result.
 
-``run_live`` drains ``agent.stream()`` in C (``deque(stream, maxlen=1)``) and keeps
+``run_live`` drains ``agent.stream()`` in C (``deque(stream, maxlen=0)``) and keeps
 no chunk: the run already collects the text it streams to build the model's
 message, so a redraw reads the text of the call in progress from the stream
 (``AgentStream.partial_text``) and each finished call's text arrives with
@@ -103,18 +103,19 @@ class LiveRun(AgentObserver):
         if redraws:
             _REDRAWER.add(self)
         try:
-            last = deque(stream, maxlen=1)  # drained in C; the run keeps the text it streams
+            deque(stream, maxlen=0)  # drained in C; the run keeps the text it streams
         finally:
             if redraws:
                 _REDRAWER.discard(self)
             with self._lock:
                 self._drawing = False
                 self._catch_up()
-        result = self.transcript.result
-        if result is None and last and isinstance(last[0], AgentResult):
-            result = self.transcript.result = last[0]
+        result = self.transcript.result  # from on_run_end, which every finished run emits
         if result is None:
-            raise RuntimeError("the agent's stream ended without an AgentResult")
+            raise RuntimeError(
+                "the agent's stream ended without on_run_end: pass this view as an observer "
+                "(agent.stream(prompt, observers=[view]))"
+            )
         return result
 
 
