@@ -28,6 +28,16 @@ CALLS = (
     ' reply("done")])'
 )
 
+#: a cell defining ``agent(provider)``: an agent with the ``remove`` tool and the notebook's approver
+APPROVER_AGENT = (
+    "from selectools import Agent, AgentConfig\n"
+    "from selectools.agent.config_groups import ToolConfig\n"
+    "from selectools.notebook.approvals import notebook_approver\n"
+    "def agent(provider):\n"
+    "    config = AgentConfig(tool=ToolConfig(approval_handler=notebook_approver()))\n"
+    "    return Agent(tools=[remove], provider=provider, config=config)\n"
+)
+
 
 def calls(work: Path) -> list[str]:
     """The paths the tool was called with, in order (what the kernel's side did)."""

@@ -12,6 +12,7 @@ import re
 import pytest
 
 from ._lab import (
+    APPROVER_AGENT,
     CALLS,
     DECIDED,
     PENDING,
@@ -150,13 +151,7 @@ def test_blocking_approval_in_notebook7(notebook7, browser, shots):
 
 ASYNC_AND_BACKGROUND = [
     *SETUP,
-    "from selectools import Agent, AgentConfig\n"
-    "from selectools.agent.config_groups import ToolConfig\n"
-    "from selectools.notebook.approvals import notebook_approver\n"
-    "def agent(provider):\n"
-    "    config = AgentConfig(tool=ToolConfig(approval_handler=notebook_approver()))\n"
-    "    return Agent(tools=[remove], provider=provider, config=config)\n"
-    'result_e = await agent(calls("/e")).arun("remove /e")\n'
+    APPROVER_AGENT + 'result_e = await agent(calls("/e")).arun("remove /e")\n'
     'result_f = await agent(calls("/f")).arun("remove /f")',
     "p_g, p_h = calls('/g'), calls('/h')",
     "%%agent --background -o bg_g --provider p_g\nremove /g",

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from ._lab import (
+    APPROVER_AGENT,
     CALLS,
     DECIDED,
     PENDING,
@@ -38,14 +39,7 @@ from ._lab import (
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 AGENT = (
-    "import json\n"
-    "from selectools import Agent, AgentConfig\n"
-    "from selectools.agent.config_groups import ToolConfig\n"
-    "from selectools.notebook.approvals import notebook_approver\n"
-    "def agent(provider):\n"
-    "    config = AgentConfig(tool=ToolConfig(approval_handler=notebook_approver()))\n"
-    "    return Agent(tools=[remove], provider=provider, config=config)\n"
-    "def slow():\n"
+    "import json\n" + APPROVER_AGENT + "def slow():\n"
     '    words = [f"w{i} " for i in range(6000)]\n'
     '    return ScriptedProvider([reply("".join(words), chunks=words, chunk_latency=0.01)])\n'
     "def record(name, result):\n"

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from IPython.core.displaypub import CapturingDisplayPublisher
 from IPython.core.interactiveshell import InteractiveShell
+
+ROOT = Path(__file__).resolve().parents[2]
 
 #: the only clock-dependent text of a rendering (see selectools._view._html.duration)
 _DURATION = re.compile(r'<span class="st-ms"[^>]*>[^<]*</span>')
@@ -49,3 +56,31 @@ def notebook_outputs(published: list[dict]) -> list[dict]:
             if display_id and (output.get("transient") or {}).get("display_id") == display_id:
                 output.update(data=message["data"], metadata=message["metadata"])
     return outputs
+
+
+@contextlib.contextmanager
+def checkout_on_path() -> Iterator[None]:
+    """Put this checkout first on PYTHONPATH, for kernels started meanwhile (nbclient's too)."""
+    before = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), before]))
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["PYTHONPATH"]
+        else:
+            os.environ["PYTHONPATH"] = before
+
+
+@contextlib.contextmanager
+def kernel_client() -> Iterator[Any]:
+    """A real kernel that imports this checkout, and its (interactive) jupyter_client client."""
+    from jupyter_client.manager import start_new_kernel
+
+    with checkout_on_path():
+        manager, client = start_new_kernel(kernel_name="python3", cwd=str(ROOT))
+    try:
+        yield client
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)

@@ -5,7 +5,6 @@ and a blocking run answered over a real kernel's comm channel (what the browser 
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 import time
 from pathlib import Path
@@ -19,6 +18,8 @@ from selectools.notebook.approval_card import ApprovalCard
 from selectools.notebook.approvals import NotebookApprover
 from selectools.notebook.live import output_metadata
 from selectools.testing import ScriptedProvider, reply, tool_call
+
+from .conftest import checkout_on_path, kernel_client
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -164,14 +165,7 @@ def test_a_pending_card_is_denied_by_the_timeout(monkeypatch):
 # -- a real kernel: the blocking run waits; comm messages (as the browser sends them) answer it
 @pytest.mark.slow
 def test_blocking_run_in_a_kernel_is_answered_over_the_comm_channel():
-    from jupyter_client.manager import start_new_kernel
-
-    env = dict(
-        os.environ,
-        PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-    )
-    manager, client = start_new_kernel(kernel_name="python3", env=env, cwd=str(ROOT))
-    try:
+    with kernel_client() as client:
         setup = (
             "from selectools import Agent, AgentConfig, tool\n"
             "from selectools.agent.config_groups import ToolConfig\n"
@@ -215,9 +209,6 @@ def test_blocking_run_in_a_kernel_is_answered_over_the_comm_channel():
                 break
         assert comm_id is not None, "no approval card was opened"
         assert printed.strip() == "RAN ['/edited']"
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)
 
 
 NBCLIENT_CELL = "from selectools import Agent, AgentConfig, tool\nfrom selectools.agent.config_groups import ToolConfig\nfrom selectools.testing import ScriptedProvider, reply, tool_call\nfrom selectools.notebook.approvals import notebook_approver\napprover = notebook_approver()\napprover.grace = 600  # were the runner not recognised, this cell would time out\n@tool(requires_approval=True)\ndef remove(path: str) -> str:\n    \"\"\"Delete a file.\"\"\"\n    return 'removed'\nagent = Agent(tools=[remove], provider=ScriptedProvider([reply('', tool_call('remove', path='/a')), reply('done')]), config=AgentConfig(tool=ToolConfig(approval_handler=approver), approval_timeout=600))\nresult = agent.run('go')\nprint([(s.data['decision'], s.data['by']) for s in result.trace.steps if 'by' in s.data])"
@@ -230,15 +221,8 @@ def test_a_cell_run_by_nbclient_is_denied_at_once_without_waiting_for_a_frontend
     from nbclient import NotebookClient
 
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(NBCLIENT_CELL)])
-    env_path = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env_path]))
-    try:
+    with checkout_on_path():
         NotebookClient(notebook, timeout=60, kernel_name="python3").execute()
-    finally:
-        if env_path is None:
-            del os.environ["PYTHONPATH"]
-        else:
-            os.environ["PYTHONPATH"] = env_path
     outputs = notebook.cells[0].outputs
     printed = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
     assert printed == "[('deny', 'headless')]\n"

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
+
+from .conftest import checkout_on_path, kernel_client
 
 ROOT = Path(__file__).resolve().parents[2]
 TOUR = ROOT / "notebooks" / "notebook_tour.ipynb"
@@ -49,9 +50,7 @@ def _index(nb, first_line: str) -> int:
 def executed():
     nb = nbformat.read(TOUR, as_version=4)
     nb.cells.append(nbformat.v4.new_code_cell(PROBE))
-    env_path = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env_path]))
-    try:
+    with checkout_on_path():
         client = RecordingClient(
             nb,
             timeout=120,
@@ -59,11 +58,6 @@ def executed():
             resources={"metadata": {"path": str(TOUR.parent)}},
         )
         client.execute()
-    finally:
-        if env_path is None:
-            del os.environ["PYTHONPATH"]
-        else:
-            os.environ["PYTHONPATH"] = env_path
     return nb, client.messages
 
 
@@ -92,14 +86,7 @@ slow = Agent(provider=ScriptedProvider([reply("".join(words), chunks=words, chun
 
 def test_a_watched_cell_is_redrawn_in_place_then_replaced_by_the_final_render():
     """A frontend that allows stdin (JupyterLab, VS Code) is watching: the output is redrawn live."""
-    from jupyter_client.manager import start_new_kernel
-
-    env = dict(
-        os.environ,
-        PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-    )
-    manager, client = start_new_kernel(kernel_name="python3", env=env, cwd=str(ROOT))
-    try:
+    with kernel_client() as client:
         assert client.execute_interactive(INTERACTIVE, timeout=60)["content"]["status"] == "ok"
         seen: list[dict] = []
         reply = client.execute_interactive(
@@ -109,9 +96,6 @@ def test_a_watched_cell_is_redrawn_in_place_then_replaced_by_the_final_render():
             timeout=60,
         )
         assert reply["content"]["status"] == "ok"
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)
     draws = [m for m in seen if "display_data" in m["msg_type"]]
     kinds = [m["msg_type"] for m in draws]
     assert kinds[0] == "display_data" and set(kinds[1:]) == {"update_display_data"}

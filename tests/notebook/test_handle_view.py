@@ -3,7 +3,6 @@ a shown ``agent.start()`` handle: its recording, its live widget and Stop over a
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,8 @@ from selectools import Agent, tool
 from selectools.approval import ApprovalRequest
 from selectools.notebook.approval_card import ApprovalCard, CardBox
 from selectools.testing import ScriptedProvider, reply
+
+from .conftest import kernel_client
 
 ROOT = Path(__file__).resolve().parents[2]
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -103,14 +104,7 @@ def test_an_empty_card_box_settles_to_nothing():
 # -- a real kernel: the shown handle is a live widget; Stop (as the browser sends it) cancels
 @pytest.mark.slow
 def test_a_shown_handle_is_a_live_widget_whose_stop_cancels_the_run():
-    from jupyter_client.manager import start_new_kernel
-
-    env = dict(
-        os.environ,
-        PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-    )
-    manager, client = start_new_kernel(kernel_name="python3", env=env, cwd=str(ROOT))
-    try:
+    with kernel_client() as client:
         setup = (
             "%load_ext selectools\n"
             "from selectools import Agent\n"
@@ -162,6 +156,3 @@ def test_a_shown_handle_is_a_live_widget_whose_stop_cancels_the_run():
         )
         assert reply_["content"]["status"] == "ok"
         assert "".join(printed).strip() == "cancelled ['llm_call', 'cancelled']"
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)
