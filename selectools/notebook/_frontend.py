@@ -11,7 +11,8 @@ Two kinds of frontend matter:
 * ``text``: a terminal IPython (its publisher prints ``text/plain``) or no
   IPython at all. Streamed text and tool lines are printed as they arrive.
 
-``%selectools display=live|text`` overrides the detection; ``display=widget`` draws
+``%selectools display=live|text`` overrides the detection (``live`` also redraws
+where nobody seems to watch, e.g. a Voila dashboard); ``display=widget`` draws
 runs as a widget with a Stop button (:mod:`.live_widget`) where a kernel and
 anywidget are there, else as ``live``.
 """
@@ -83,10 +84,13 @@ def detect(shell: Any) -> str:
 def make_surface(shell: Any, mode: str = "auto") -> Surface:
     if mode not in DISPLAY_MODES:
         raise ValueError(f"display mode must be one of {DISPLAY_MODES}, got {mode!r}")
+    asked = mode
     if mode == "auto":
         mode = detect(shell)
     if mode in ("live", "widget") and getattr(shell, "display_pub", None) is not None:
-        return LiveSurface(shell)  # (run_live draws "widget" runs itself when it can)
+        # (run_live draws "widget" runs itself when it can); display=live asked for
+        # redraws even where nobody seems to watch (a Voila dashboard runs like nbclient)
+        return LiveSurface(shell, redraws=True if asked == "live" else None)
     return TextSurface()
 
 
@@ -109,11 +113,12 @@ class LiveSurface:
     what a saved notebook holds.
     """
 
-    def __init__(self, shell: Any) -> None:
+    def __init__(self, shell: Any, *, redraws: bool | None = None) -> None:
         self._publisher = shell.display_pub
         self._id = f"selectools-{_ID_PREFIX}-{next(_ids)}"  # transient: never saved
         self._open = False
-        self.redraws = watched(shell)
+        #: redraw while the run goes (default: when a frontend watches, see :func:`watched`)
+        self.redraws = watched(shell) if redraws is None else redraws
         self.updates = 0
 
     def _publish(self, bundle: Bundle, metadata: dict[str, Any]) -> None:

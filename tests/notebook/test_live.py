@@ -211,3 +211,32 @@ def test_a_redraw_shows_the_partial_text_of_the_call_in_progress():
     assert partial, seen  # a redraw landed while the second call streamed
     assert all(t.index("Looking.") < t.index("w0 ") for t in partial)  # in its own iteration
     assert seen[-1].count("w39") == 1 and "--- iteration 2" in seen[-1]
+
+
+def test_runs_nobody_watches_send_the_final_render_only_unless_display_live_asks():
+    from selectools.notebook import _frontend
+
+    class Kernel:
+        def __init__(self, allow_stdin: bool) -> None:
+            self.allow_stdin = allow_stdin
+
+        def get_parent(self) -> dict:  # the execute_request the cell came from
+            return {"content": {"allow_stdin": self.allow_stdin}}
+
+    words = [f"w{i} " for i in range(80)]
+
+    def run(allow_stdin: bool, display: str) -> list[dict]:
+        shell = FakeShell()
+        shell.kernel = Kernel(allow_stdin)  # type: ignore[attr-defined]
+        provider = ScriptedProvider([reply("".join(words), chunks=words, chunk_latency=0.003)])
+        run_live(Agent(provider=provider), "go", shell=shell, display=display)
+        return shell.outputs
+
+    unwatched = run(False, "auto")  # nbclient, nbval, papermill
+    assert len(unwatched) == 1 and not unwatched[0]["update"]
+    assert "w79" in unwatched[0]["data"]["text/plain"]
+    watched = run(True, "auto")  # JupyterLab, VS Code
+    assert len(watched) > 2 and all(o["update"] for o in watched[1:])
+    forced = run(False, "live")  # %selectools display=live: e.g. a Voila dashboard
+    assert len(forced) > 2
+    assert _frontend.watched(FakeShell()) is True  # no kernel: a terminal or a test
