@@ -124,13 +124,16 @@ class ApprovalCard(anywidget.AnyWidget):
             return False
         if not approved:
             return self.request.deny(reason or "the person reviewing it said no", by=by)
+        approver = self.approver if scope else None
+        if approver is not None:  # before the approval: the run may reach its next call at once
+            approver.always_allow(self.request, scope)
         try:
             accepted = self.request.approve(args, by=by)
         except (SelectoolsError, TypeError) as exc:
+            accepted = False
             self.error = f"not accepted: {exc}"
-            return False
-        if accepted and scope and self.approver is not None:
-            self.approver.always_allow(self.request, scope)
+        if not accepted and approver is not None:
+            approver.always_allow(self.request, scope, revoke=True)
         return accepted
 
     def _decided(self, request: ApprovalRequest) -> None:

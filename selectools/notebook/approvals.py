@@ -95,15 +95,23 @@ class NotebookApprover:
         else:
             self.overrides[tool] = rule
 
-    def always_allow(self, request: ApprovalRequest, scope: str) -> None:
-        """Approve later calls of this tool without a card, for this ``run`` or the ``notebook``."""
+    def always_allow(self, request: ApprovalRequest, scope: str, *, revoke: bool = False) -> None:
+        """Approve later calls of this tool without a card, for this ``run`` or the ``notebook``.
+
+        ``revoke`` takes the rule back (a card's approval that was refused).
+        """
+        if scope == "notebook":
+            allowed: set[Any] = self._notebook_allowed
+            key: Any = request.tool_name
+        elif scope == "run":
+            allowed, key = self._run_allowed, (request.run_id, request.tool_name)
+        else:
+            raise ValueError(f"always-allow scope must be 'run' or 'notebook', got {scope!r}")
         with self._lock:
-            if scope == "notebook":
-                self._notebook_allowed.add(request.tool_name)
-            elif scope == "run":
-                self._run_allowed.add((request.run_id, request.tool_name))
+            if revoke:
+                allowed.discard(key)
             else:
-                raise ValueError(f"always-allow scope must be 'run' or 'notebook', got {scope!r}")
+                allowed.add(key)
 
     def _allowed_by(self, request: ApprovalRequest) -> str | None:
         with self._lock:

@@ -45,13 +45,15 @@ def calls(work: Path) -> list[str]:
     return path.read_text().split() if path.exists() else []
 
 
-def wait(predicate: Any, what: str, timeout: float = 60) -> None:
+def wait(predicate: Any, what: str, timeout: float = 60, *, page: Any = None) -> None:
+    """Wait for ``predicate``; on a timeout say what the page showed (when given)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
             return
         time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
+    shown = f"; the outputs showed:\n{output_texts(page)}" if page is not None else ""
+    raise AssertionError(f"timed out waiting for {what}{shown}")
 
 
 def run_all(page: Any) -> None:

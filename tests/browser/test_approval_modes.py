@@ -120,12 +120,12 @@ def test_await_mode_edit_always_allow_stop_and_reopen(lab, browser, shots):
 
     # edit: the bad arguments never reach the tool, the edited ones do
     _edit(page, "path='/e'", "/e-edited")
-    wait(lambda: calls(lab.work) == ["/e-edited"], "the edited call")
+    wait(lambda: calls(lab.work) == ["/e-edited"], "the edited call", page=page)
     # always allow for this run: the run's second call has no card
     card = _card(page, "path='/r1'")
     page.screenshot(path=str(shots / "await-card-jupyterlab.png"))
     card.locator(".sa-allow-run").click()
-    wait(lambda: calls(lab.work)[1:] == ["/r1", "/r2"], "both calls of the run")
+    wait(lambda: calls(lab.work)[1:] == ["/r1", "/r2"], "both calls of the run", page=page)
     # always allow in this notebook: the next run's call has no card either
     _card(page, "path='/n1'").locator(".sa-allow-notebook").click()
     wait(lambda: calls(lab.work)[3:] == ["/n1", "/n2"], "the notebook-wide allowed calls")

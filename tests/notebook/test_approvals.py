@@ -125,6 +125,28 @@ def test_always_allow_scopes():
     )
 
 
+def test_always_allow_holds_before_the_run_can_reach_its_next_call(monkeypatch):
+    """The run resumes the moment a call is approved: the rule must already be in place."""
+    approver = NotebookApprover()
+    first = _request(path="/a")
+    seen_when_approved = []
+    approve = first.approve
+
+    def approve_then_look(*args, **kwargs):
+        accepted = approve(*args, **kwargs)
+        seen_when_approved.append(approver._allowed_by(_request(path="/b")))  # the next call
+        return accepted
+
+    monkeypatch.setattr(first, "approve", approve_then_look)
+    assert ApprovalCard(first, approver).answer(True, scope="run")
+    assert seen_when_approved == ["rule: always allow (run)"]
+    # refused edited arguments leave no rule behind
+    card = ApprovalCard(_request(path="/c"), approver)
+    assert not card.answer(True, args={"path": 5}, scope="notebook")
+    assert "not accepted" in card.error
+    assert approver._allowed_by(ApprovalRequest("remove", {}, "x", run_id="r10")) is None
+
+
 def test_several_pending_calls_each_get_a_card_and_their_own_answer(monkeypatch):
     approver = NotebookApprover()
     approver.frontend_seen = True
