@@ -3,8 +3,8 @@
 ``%load_ext selectools`` registers :func:`show_handle` for ``display(handle)``
 (or a handle as a cell's value). For a handle of ``agent.start(...)``, which
 records its run's events (and keeps its stream, for the text in progress), the
-widget replays the recording from the start and then follows the run, at most :data:`~.live.UPDATES_PER_SECOND` redraws a
-second; Stop cancels the handle (the run ends ``cancelled``). Approval cards of
+widget replays the recording from the start and then follows the run on the live
+view's shared redraw thread, at most :data:`~.live.UPDATES_PER_SECOND` redraws a second; Stop cancels the handle (the run ends ``cancelled``). Approval cards of
 the run go to a box under the widget. When the run ends, the output becomes the
 same final render ``%%agent`` ends with (static HTML and the run's metadata).
 Handles without a recording (``%%agent --background`` draws its own view) show
@@ -14,11 +14,10 @@ their one-line ``repr``, as does any handle outside a kernel with anywidget.
 from __future__ import annotations
 
 import contextvars
-import threading
 from typing import TYPE_CHECKING
 
 from .._view._components import error_line
-from .live import UPDATES_PER_SECOND, _final_outputs, widget_surface_available
+from .live import _REDRAWER, UPDATES_PER_SECOND, _final_outputs, widget_surface_available
 from .transcript import Transcript
 
 if TYPE_CHECKING:
@@ -56,32 +55,27 @@ class _HandleView:
             _route_to_subshell(shell.kernel, self.widget)
         self._display = display(self.widget, display_id=True)
         handle.card_host = card_host()
+        self.interval = 1.0 / UPDATES_PER_SECOND
+        #: the context of the cell that shows the handle: the kernel routes the final render there
+        self.context: contextvars.Context | None = contextvars.copy_context()
         self._events = 0
-        self._ended = threading.Event()
 
     def start(self) -> None:
-        self.handle.add_done_callback(lambda _handle: self._ended.set())
-        context = contextvars.copy_context()  # the kernel routes output by the cell's context
-        threading.Thread(
-            target=context.run, args=(self._follow,), name="selectools-handle-view", daemon=True
-        ).start()
+        _REDRAWER.add(self)
 
-    def _catch_up(self) -> bool:
-        """Apply the run's new events, then the text of the call in progress; True if anything changed."""
+    def redraw(self) -> None:
+        """Follow the run (called by the live view's shared redraw thread); end with the final render."""
+        ended = self.handle.done()  # first: a run that has ended recorded all its events
         recording = self.handle.recording
         assert recording is not None
         self._events, changed = self.transcript.follow(
             recording.recorded, self._events, recording.stream
         )
-        return changed
-
-    def _follow(self) -> None:
-        interval = 1.0 / UPDATES_PER_SECOND
-        while not self._ended.wait(interval):
-            if self._catch_up():
-                self.widget.html = self.transcript.html()
-        self._catch_up()
-        self._finish()
+        if ended:
+            _REDRAWER.discard(self)
+            self._finish()
+        elif changed:
+            self.widget.html = self.transcript.html()
 
     def _finish(self) -> None:
         handle, transcript = self.handle, self.transcript

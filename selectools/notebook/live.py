@@ -24,11 +24,11 @@ import time
 import traceback
 from collections import deque
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Protocol
 
 from .._view._components import error_line
+from ..agent.background import RunRecording
 from ..agent.stream import AgentStream
-from ..observer import AgentObserver, Event
 from ..types import AgentResult
 from . import _frontend
 from ._magic_options import OUTPUT_FORMATS
@@ -44,11 +44,11 @@ _TICK = 1.0 / UPDATES_PER_SECOND
 _LINGER = 2.0
 
 
-class LiveRun(AgentObserver):
+class LiveRun(RunRecording):
     """Observer of one run that keeps a surface (a notebook output or a terminal) current.
 
-    It receives only the events the transcript shows (:attr:`events`), as
-    :class:`Event` objects; the text of the model call in progress comes from the
+    A :class:`~selectools.agent.background.RunRecording` of the events the transcript
+    shows (:attr:`events`); the text of the model call in progress comes from the
     stream it drains (``AgentStream.partial_text``), read at each redraw.
     """
 
@@ -63,27 +63,21 @@ class LiveRun(AgentObserver):
     ) -> None:
         if updates_per_second <= 0:
             raise ValueError(f"updates_per_second must be > 0, got {updates_per_second!r}")
+        super().__init__()
         self.surface = surface
         self.transcript = Transcript(title)
         self.interval = 1.0 / updates_per_second
-        self._events: list[Event] = []
+        #: the context of the cell that started the run: the kernel sends redraws to that cell
+        self.context: contextvars.Context | None = None
         self._event_cursor = 0
-        self._stream: AgentStream | None = None
         self._lock = threading.Lock()
         self._drawing = False
-        self._context: contextvars.Context | None = None
-
-    # -- observer side (any thread) ---------------------------------------------------
-    def on_event(self, event: Event) -> None:
-        if event.name == "on_run_start":  # the run appends to this list: keep what went in
-            event.data["messages"] = list(event.data["messages"])
-        self._events.append(event)
 
     # -- view side ------------------------------------------------------------------
     def _catch_up(self) -> bool:
         """Apply new events, then the partial text of the call in progress; True if anything changed."""
         self._event_cursor, changed = self.transcript.follow(
-            self._events, self._event_cursor, self._stream
+            self.recorded, self._event_cursor, self.stream
         )
         return changed
 
@@ -97,8 +91,8 @@ class LiveRun(AgentObserver):
         """Drain ``stream`` (an ``agent.stream(..., observers=[self])``) while redrawing."""
         self.surface.start()
         if isinstance(stream, AgentStream):
-            self._stream = stream
-        self._context = contextvars.copy_context()  # the kernel routes output by the cell's context
+            self.stream = stream
+        self.context = contextvars.copy_context()
         self._drawing = redraws = getattr(self.surface, "redraws", True)
         if redraws:
             _REDRAWER.add(self)
@@ -119,8 +113,17 @@ class LiveRun(AgentObserver):
         return result
 
 
+class Redrawn(Protocol):
+    """What the shared redraw thread drives: a live view, or a shown run handle's widget."""
+
+    interval: float
+    context: contextvars.Context | None
+
+    def redraw(self) -> None: ...
+
+
 class _Redrawer:
-    """One daemon thread that redraws every running :class:`LiveRun` on its own schedule.
+    """One daemon thread that redraws every running view (:class:`Redrawn`) on its own schedule.
 
     Started on first use (and again in a forked child). A view joins with
     :meth:`add` and leaves with :meth:`discard`. The thread sleeps until the next
@@ -133,11 +136,11 @@ class _Redrawer:
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
-        self._due: dict[LiveRun, float] = {}
+        self._due: dict[Redrawn, float] = {}
         self._thread: threading.Thread | None = None
         self._parked = False
 
-    def add(self, view: LiveRun) -> None:
+    def add(self, view: Redrawn) -> None:
         with self._cond:
             self._due[view] = time.monotonic() + view.interval
             if self._thread is None:
@@ -148,7 +151,7 @@ class _Redrawer:
             elif self._parked:
                 self._cond.notify()
 
-    def discard(self, view: LiveRun) -> None:
+    def discard(self, view: Redrawn) -> None:
         with self._cond:
             self._due.pop(view, None)
 
@@ -180,8 +183,8 @@ class _Redrawer:
             for view in ready:
                 self._redraw(view)
 
-    def _redraw(self, view: LiveRun) -> None:
-        context = view._context
+    def _redraw(self, view: Redrawn) -> None:
+        context = view.context
         try:
             if context is not None:
                 context.run(view.redraw)

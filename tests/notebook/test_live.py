@@ -170,14 +170,14 @@ def test_the_view_subscribes_to_its_events_only_and_keeps_them_as_event_objects(
     view = LiveRun(None, "t")  # type: ignore[arg-type]  # no surface: only the observer side
     agent = Agent(tools=[lookup], provider=provider)
     list(agent.stream("go", observers=[view]))
-    names = [event.name for event in view._events]
+    names = [event.name for event in view.recorded]
     assert "on_stream_chunk" not in names and set(names) <= LiveRun.events
     assert names[0] == "on_run_start" and names[-1] == "on_run_end"
     assert names.count("on_tool_end") == 1 and names.count("on_llm_end") == 2
-    assert all(isinstance(event, Event) for event in view._events)
+    assert all(isinstance(event, Event) for event in view.recorded)
     assert "on_stream_chunk" not in EventEmitter("r", [view])._generic
     # what went in is kept as it was when the run started, not as the run grew it
-    assert [m.text for m in view._events[0].data["messages"]] == ["go"]
+    assert [m.text for m in view.recorded[0].data["messages"]] == ["go"]
 
 
 def test_a_redraw_shows_the_partial_text_of_the_call_in_progress():
