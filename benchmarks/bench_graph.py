@@ -29,6 +29,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from _reference import clean_env, reference_python
+
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = 0.35
 
@@ -148,35 +150,12 @@ print(json.dumps({"callable_3": timed(linear, run, n), "conditional": timed(cond
 )
 
 
-def clean_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-
-
 def langgraph_venv() -> Path:
     """A virtualenv with LangGraph from the package index (created once, then reused)."""
-    cache = Path(os.environ.get("SELECTOOLS_BENCH_CACHE", Path.home() / ".cache/selectools-bench"))
-    venv = cache / f"langgraph-py{sys.version_info[0]}{sys.version_info[1]}"
-    python = venv / "bin" / "python"
-    probe = [str(python), "-c", "import langgraph.graph"]
-    if (
-        python.exists()
-        and subprocess.run(probe, capture_output=True, env=clean_env()).returncode == 0
-    ):
-        return python
-    print(f"creating {venv} with langgraph ...", file=sys.stderr)
-    cache.mkdir(parents=True, exist_ok=True)
-    base = getattr(sys, "_base_executable", sys.executable)
-    subprocess.run([base, "-m", "venv", "--clear", str(venv)], check=True)
-    pip = subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", "langgraph"],
-        capture_output=True,
-        text=True,
-        env=clean_env(),
+    probe = (
+        "import importlib.metadata, langgraph.graph; print(importlib.metadata.version('langgraph'))"
     )
-    if pip.returncode:
-        raise SystemExit(f"pip install langgraph failed:\n{pip.stderr}")
-    subprocess.run(probe, check=True, env=clean_env())
-    return python
+    return reference_python("langgraph", "langgraph", probe)[0]
 
 
 def scenario(python: str, source: str, env: dict[str, str], n: int) -> dict[str, float]:

@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from _reference import clean_env, reference_python
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = "1.3.0"
@@ -166,38 +167,12 @@ class Interpreter:
         return result
 
 
-def clean_env() -> dict[str, str]:
-    """This process's environment without the variables that would point Python at this checkout."""
-    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-
-
 def reference_venv() -> Path:
     """A virtualenv with selectools 1.3.0 from the package index (created once, then reused)."""
-    cache = Path(os.environ.get("SELECTOOLS_BENCH_CACHE", Path.home() / ".cache/selectools-bench"))
-    venv = cache / f"selectools-{REFERENCE}-py{sys.version_info[0]}{sys.version_info[1]}"
-    python = venv / "bin" / "python"
-    probe = [str(python), "-c", "import selectools; print(selectools.__version__)"]
-    if python.exists():
-        found = subprocess.run(probe, capture_output=True, text=True, cwd=cache, env=clean_env())
-        if found.stdout.strip() == REFERENCE:
-            return python
-    print(f"creating {venv} with selectools=={REFERENCE} ...", file=sys.stderr)
-    base = getattr(sys, "_base_executable", sys.executable)
-    subprocess.run([base, "-m", "venv", "--clear", str(venv)], check=True)
-    pip = subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", f"selectools=={REFERENCE}"],
-        capture_output=True,
-        text=True,
-        env=clean_env(),
-    )
-    if pip.returncode:
-        raise SystemExit(f"pip install selectools=={REFERENCE} failed:\n{pip.stderr}")
-    found = subprocess.run(
-        probe, capture_output=True, text=True, cwd=cache, check=True, env=clean_env()
-    )
-    if found.stdout.strip() != REFERENCE:
-        raise SystemExit(f"{venv}: expected selectools {REFERENCE}, got {found.stdout.strip()}")
-    return python
+    probe = "import selectools; print(selectools.__version__)"
+    return reference_python(
+        f"selectools-{REFERENCE}", f"selectools=={REFERENCE}", probe, expect=REFERENCE
+    )[0]
 
 
 def interpreters() -> tuple[Interpreter, Interpreter]:

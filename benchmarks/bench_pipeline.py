@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from _reference import clean_env, reference_python
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZES = (1, 3, 10)
@@ -107,34 +108,11 @@ print(json.dumps({str(size): timed(case(size)) for size in SIZES}))
 """
 
 
-def clean_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-
-
 def lcel_python() -> tuple[str, str]:
     """(interpreter, langchain-core version) of the reference virtualenv, created once."""
-    cache = Path(os.environ.get("SELECTOOLS_BENCH_CACHE", Path.home() / ".cache/selectools-bench"))
-    venv = cache / f"langchain-core-py{sys.version_info[0]}{sys.version_info[1]}"
-    python = venv / "bin" / "python"
-    probe = [str(python), "-c", "import langchain_core; print(langchain_core.__version__)"]
-    if (
-        not python.exists()
-        or subprocess.run(probe, capture_output=True, env=clean_env()).returncode
-    ):
-        print(f"creating {venv} with langchain-core ...", file=sys.stderr)
-        cache.mkdir(parents=True, exist_ok=True)
-        base = getattr(sys, "_base_executable", sys.executable)
-        subprocess.run([base, "-m", "venv", "--clear", str(venv)], check=True)
-        pip = subprocess.run(
-            [str(python), "-m", "pip", "install", "-q", "langchain-core"],
-            capture_output=True,
-            text=True,
-            env=clean_env(),
-        )
-        if pip.returncode:
-            raise SystemExit(f"pip install langchain-core failed:\n{pip.stderr}")
-    found = subprocess.run(probe, capture_output=True, text=True, check=True, env=clean_env())
-    return str(python), found.stdout.strip()
+    probe = "import langchain_core; print(langchain_core.__version__)"
+    python, version = reference_python("langchain-core", "langchain-core", probe)
+    return str(python), version
 
 
 def scenario(
