@@ -10,6 +10,7 @@ sanitize the only clock-dependent text with one regular expression.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Sequence
 from html import escape
@@ -20,6 +21,7 @@ from .._text import one_line
 __all__ = [
     "badge",
     "box",
+    "box_open",
     "details",
     "duration",
     "esc",
@@ -31,6 +33,7 @@ __all__ = [
     "one_line",
     "plural",
     "pre",
+    "pre_parts",
     "table",
 ]
 
@@ -54,8 +57,16 @@ _BORDER = "1px solid rgba(128, 128, 128, 0.35)"
 
 
 def esc(value: Any) -> str:
-    """HTML-escape ``str(value)`` (safe in text and in quoted attribute values)."""
-    return escape(str(value), quote=True)
+    """HTML-escape ``str(value)`` (safe in text and in quoted attribute values), in ASCII.
+
+    Characters beyond ASCII become character references (``·`` is ``&#183;``): the
+    views' own text is then ASCII, so a render whose content is ASCII too is an
+    ASCII string, which the kernel's JSON encoder copies instead of re-encoding
+    (about 25 µs less per 60 KB sent). Long content (answers, tool results) goes
+    through :func:`esc_text` and keeps its characters.
+    """
+    text = escape(str(value), quote=True)
+    return text if text.isascii() else text.encode("ascii", "xmlcharrefreplace").decode("ascii")
 
 
 #: ``str.translate`` table for element content
@@ -67,18 +78,27 @@ def esc_text(text: str) -> str:
 
     Quotes need no escaping outside attributes, and one ``translate`` pass is
     about three times faster than ``html.escape``'s five replaces on long texts
-    (a streamed answer, a tool result), which every render escapes.
+    (a streamed answer, a tool result), which every render escapes; a text without
+    any of the three (most answers) is returned as it is after three ``in`` scans,
+    five times faster again.
     """
-    return text.translate(_TEXT_ESCAPES)
+    if "&" in text or "<" in text or ">" in text:
+        return text.translate(_TEXT_ESCAPES)
+    return text
 
 
 def box(inner: str, kind: str, tone: str = "") -> str:
     """The outer frame every view is drawn in (``kind`` becomes a CSS class)."""
+    return f"{box_open(kind, tone)}{inner}</div>"
+
+
+def box_open(kind: str, tone: str = "") -> str:
+    """The opening tag of :func:`box` (close it with ``</div>``), for views that join parts once."""
     edge = f" border-left: 3px solid {_EDGES[tone]};" if tone else ""
     return (
         f'<div class="selectools selectools-{esc(kind)}" style="{_FONT}; font-size: 13px; '
         f"line-height: 1.45; border: {_BORDER};{edge} border-radius: 4px; padding: 6px 10px; "
-        f'margin: 2px 0;">{inner}</div>'
+        f'margin: 2px 0;">'
     )
 
 
@@ -104,10 +124,17 @@ def muted(text: str) -> str:
 
 def pre(text: str, tone: str = "") -> str:
     """Preformatted text that wraps (answers, tool results, source code)."""
+    return "".join(pre_parts(text, tone))
+
+
+def pre_parts(text: str, tone: str = "") -> tuple[str, str, str]:
+    """:func:`pre` as its three pieces: a long answer is copied once, by the view's final join."""
     background = f"background: {_TONES[tone]}; " if tone else ""
     return (
         f'<pre style="{_MONO}; font-size: 12px; white-space: pre-wrap; word-break: break-word; '
-        f'{background}margin: 2px 0; padding: 4px 6px; border-radius: 3px;">{esc_text(str(text))}</pre>'
+        f'{background}margin: 2px 0; padding: 4px 6px; border-radius: 3px;">',
+        esc_text(str(text)),
+        "</pre>",
     )
 
 
@@ -115,20 +142,36 @@ def table(
     headers: Sequence[str], rows: Iterable[Sequence[str]], *, numeric: Iterable[int] = ()
 ) -> str:
     """A compact table; cells are HTML, columns listed in ``numeric`` align right."""
-    right = set(numeric)
-
-    def cell(tag: str, index: int, content: str) -> str:
-        align = "right" if index in right else "left"
-        return f'<{tag} style="text-align: {align}; padding: 1px 8px;">{content}</{tag}>'
-
-    head = "".join(cell("th", i, esc(h)) for i, h in enumerate(headers))
+    head, opens = _table_frame(tuple(headers), frozenset(numeric))
+    width = len(opens)
     body = "".join(
-        "<tr>" + "".join(cell("td", i, c) for i, c in enumerate(row)) + "</tr>" for row in rows
+        "<tr>"
+        + "".join(
+            f"{opens[i] if i < width else _cell_open('td', 'left')}{c}</td>"
+            for i, c in enumerate(row)
+        )
+        + "</tr>"
+        for row in rows
     )
     return (
         f'<table style="border-collapse: collapse; font-size: 12px; margin: 2px 0;">'
         f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
     )
+
+
+def _cell_open(tag: str, align: str) -> str:
+    return f'<{tag} style="text-align: {align}; padding: 1px 8px;">'
+
+
+@functools.lru_cache(maxsize=64)
+def _table_frame(headers: tuple[str, ...], right: frozenset[int]) -> tuple[str, tuple[str, ...]]:
+    """A table's header row and its cells' opening tags (the same few tables are drawn every render)."""
+    aligns = ["right" if i in right else "left" for i in range(len(headers))]
+    head = "".join(
+        f"{_cell_open('th', align)}{esc(name)}</th>"
+        for name, align in zip(headers, aligns, strict=True)
+    )
+    return head, tuple(_cell_open("td", align) for align in aligns)
 
 
 def duration(ms: float | None) -> str:

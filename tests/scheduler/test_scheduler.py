@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime, timedelta, timezone
+from html import unescape
 
 import pytest
 
@@ -333,8 +334,8 @@ def test_display_html_lists_jobs_and_last_results():
     scheduler.run_pending()
     html = scheduler._repr_html_()
     assert "poll" in html and "every 5m" in html and "cron(&#x27;0 9 * * *&#x27;)" in html
-    assert "#1 ✓ all good" in html
-    assert "#1 ✗ ZeroDivisionError: division by zero" in html
+    assert "#1 ✓ all good" in unescape(html)
+    assert "#1 ✗ ZeroDivisionError: division by zero" in unescape(html)
     assert "1 failure" in html
     assert "in 5m" in html
     assert repr(scheduler) == "AgentScheduler(2 jobs, 2 results)"
