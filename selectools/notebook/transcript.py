@@ -37,7 +37,18 @@ if TYPE_CHECKING:
     from ..agent.stream import AgentStream
     from ..observer import Event, EventName
 
-__all__ = ["Iteration", "Transcript"]
+__all__ = ["PLAIN_TEXT_LIMIT", "Iteration", "Transcript"]
+
+#: characters of a model turn's text the plain-text render shows (the HTML shows all)
+PLAIN_TEXT_LIMIT = 4_000
+
+
+def _bounded(text: str) -> str:
+    """``text`` up to :data:`PLAIN_TEXT_LIMIT` characters, then how many were left out."""
+    if len(text) <= PLAIN_TEXT_LIMIT:
+        return text
+    more = len(text) - PLAIN_TEXT_LIMIT
+    return f"{text[:PLAIN_TEXT_LIMIT]}\n… {more:,} more characters (the HTML output shows them all)"
 
 
 @dataclass
@@ -75,7 +86,7 @@ class Transcript:
         self.stopped = False
         self.log: list[str] = []
         self._line_open = False
-        self._cache: dict[tuple[int, bool, bool], tuple[int, str]] = {}
+        self._cache: dict[tuple[int, bool, bool], tuple[int, list[str]]] = {}
         self._calls = 0  # on_llm_start events seen: the number of the call in progress
 
     # -- input ----------------------------------------------------------------
@@ -247,22 +258,26 @@ class Transcript:
             return None
         return self.iterations[-1]
 
-    def _block_html(self, block: Iteration, numbered: bool, hide_text: bool) -> str:
+    def _block_parts(self, block: Iteration, numbered: bool, hide_text: bool) -> list[str]:
+        """The block's HTML as parts (cached per version): the answer's text is one of them, uncopied."""
         key = (block.number, numbered, hide_text)
         cached = self._cache.get(key)
         if cached is not None and cached[0] == block.version:
             return cached[1]
-        html = f"<div>{h.muted(f'iteration {block.number}')}</div>" if numbered else ""
-        html += "".join(f"<div>{h.muted('↻ ' + note)}</div>" for note in block.notes)
+        parts = [f"<div>{h.muted(f'iteration {block.number}')}</div>"] if numbered else []
+        parts += [f"<div>{h.muted('↻ ' + note)}</div>" for note in block.notes]
         if block.text and not hide_text:
-            html += h.pre(block.text)
-        html += "".join(tool_card_html(card) for card in block.cards)
-        html += "".join(guard_note_html(note) for note in block.guards)
-        self._cache[key] = (block.version, html)
-        return html
+            parts += h.pre_parts(block.text)
+        parts += [tool_card_html(card) for card in block.cards]
+        parts += [guard_note_html(note) for note in block.guards]
+        self._cache[key] = (block.version, parts)
+        return parts
 
     def html(self, *, hide_answer: bool = False) -> str:
-        """The transcript as HTML; with a result, the final render (status, usage, details)."""
+        """The transcript as HTML; with a result, the final render (status, usage, details).
+
+        Built as a list of parts joined once, so a long answer is copied once per render.
+        """
         result = self.result
         hidden = self._answer_block() if hide_answer else None
         numbered = len(self.iterations) > 1
@@ -272,15 +287,20 @@ class Transcript:
         else:
             status = result_header_html(result)
             tone = STOP_TONES.get(result.stop_reason, "muted")
-        parts = [f"<div>{h.badge('agent', tone)} {h.esc(self.title)}</div>"]
-        parts += [self._block_html(b, numbered, b is hidden) for b in self.iterations]
+        parts = [
+            h.box_open("run", tone),
+            f"<div>{h.badge('agent', tone)} {h.esc(self.title)}</div>",
+        ]
+        for block in self.iterations:
+            parts += self._block_parts(block, numbered, block is hidden)
         parts += [h.pre(error, tone="error") for error in self.errors]
         parts.append(status if result is not None else f"<div>{status}</div>")
         if result is not None:
             parts.append(result_details_html(result, tool_calls=False))
             if self.messages or self.system_prompt:
                 parts.append(self._messages_html())
-        return h.box("".join(parts), "run", tone)
+        parts.append("</div>")
+        return "".join(parts)
 
     def _messages_html(self) -> str:
         body = ""
@@ -290,7 +310,14 @@ class Transcript:
         return h.details(h.esc(f"Messages ({len(self.messages)})"), body)
 
     def text(self, *, hide_answer: bool = False) -> str:
-        """The whole transcript as plain text, without durations (deterministic)."""
+        """The transcript as plain text, without durations (deterministic).
+
+        Each model turn's text stops after :data:`PLAIN_TEXT_LIMIT` characters with
+        a line saying how many more there are: the plain text is the fallback next
+        to the HTML (which has all of it), and a notebook stores and the kernel sends
+        both, so a long answer would otherwise travel and be saved twice. Like
+        ``AgentResult``'s own plain-text view, which shows 500 characters.
+        """
         hidden = self._answer_block() if hide_answer else None
         lines = [f"[agent] {self.title}"]
         numbered = len(self.iterations) > 1
@@ -299,7 +326,7 @@ class Transcript:
                 lines.append(f"--- iteration {block.number}")
             lines += [f"  ↻ {note}" for note in block.notes]
             if block.text and block is not hidden:
-                lines.append(block.text)
+                lines.append(_bounded(block.text))
             lines += [tool_card_text(card) for card in block.cards]
             lines += [guard_note_text(note) for note in block.guards]
         lines += [f"  ✗ {error}" for error in self.errors]

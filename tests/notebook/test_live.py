@@ -135,6 +135,35 @@ def test_text_display_prints_deltas_tool_lines_and_status(capsys):
     assert out[4].startswith("[final · 2 iterations · 1 tool call")
 
 
+def test_a_long_answer_is_whole_in_the_html_and_bounded_in_the_plain_text():
+    from selectools.notebook.transcript import PLAIN_TEXT_LIMIT
+
+    answer = "".join(f"w{i} " for i in range(3000))  # 16,890 characters
+    shell = FakeShell()
+    result = run_live(Agent(provider=ScriptedProvider([answer])), "go", shell=shell)
+    data = shell.outputs[-1]["data"]
+    assert result.content == answer and answer in data["text/html"]
+    lines = data["text/plain"].splitlines()
+    assert lines[1] == answer[:PLAIN_TEXT_LIMIT]
+    assert lines[2] == "… 12,890 more characters (the HTML output shows them all)"
+    assert lines[3].startswith("[final · 1 iteration · 0 tool calls")
+    short = FakeShell()
+    run_live(Agent(provider=ScriptedProvider(["w1 w2"])), "go", shell=short)
+    assert short.outputs[-1]["data"]["text/plain"].splitlines()[1] == "w1 w2"
+
+
+def test_the_html_is_ascii_around_content_that_keeps_its_own_characters():
+    shell = FakeShell()
+    run_live(Agent(provider=ScriptedProvider(["plain answer"])), "go", shell=shell)
+    html = shell.outputs[-1]["data"]["text/html"]
+    # the views' own separators are character references: an ASCII answer makes an ASCII render
+    assert html.isascii() and "&#183;" in html
+    shell = FakeShell()
+    run_live(Agent(provider=ScriptedProvider(["café · naïve ✓ <b> & co"])), "go", shell=shell)
+    html = shell.outputs[-1]["data"]["text/html"]
+    assert "café · naïve ✓ &lt;b&gt; &amp; co" in html
+
+
 def test_output_metadata_describes_the_run():
     result = Agent(provider=ScriptedProvider(["ok"])).run("x")
     meta = output_metadata(result, "gpt-5-mini", "scripted")["selectools"]
