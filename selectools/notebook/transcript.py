@@ -48,7 +48,8 @@ def _bounded(text: str) -> str:
     if len(text) <= PLAIN_TEXT_LIMIT:
         return text
     more = len(text) - PLAIN_TEXT_LIMIT
-    return f"{text[:PLAIN_TEXT_LIMIT]}\n… {more:,} more characters (the HTML output shows them all)"
+    note = f"… {more:,} more characters (the HTML view and the AgentResult have them all)"
+    return f"{text[:PLAIN_TEXT_LIMIT]}\n{note}"
 
 
 @dataclass

@@ -145,7 +145,7 @@ def test_a_long_answer_is_whole_in_the_html_and_bounded_in_the_plain_text():
     assert result.content == answer and answer in data["text/html"]
     lines = data["text/plain"].splitlines()
     assert lines[1] == answer[:PLAIN_TEXT_LIMIT]
-    assert lines[2] == "… 12,890 more characters (the HTML output shows them all)"
+    assert lines[2] == "… 12,890 more characters (the HTML view and the AgentResult have them all)"
     assert lines[3].startswith("[final · 1 iteration · 0 tool calls")
     short = FakeShell()
     run_live(Agent(provider=ScriptedProvider(["w1 w2"])), "go", shell=short)
