@@ -19,7 +19,7 @@ The kernel reports wall times; the client counts the redraws (HTML display
 updates). Each kernel gives a ratio ``%%agent / bare`` of its medians, and the
 median over kernels is the figure: a kernel process keeps its own speed for
 both ways (memory layout, where its threads run), and with the same code one
-kernel's unpaced ratio measured anywhere from 1.05 to 1.11.
+kernel's unpaced ratio measured anywhere from 1.04 to 1.11.
 Prints each kernel's ratios, the medians, redraws per second, and exits non-zero
 when the paced or the unpaced ratio exceeds 1.10 or redraws exceed 30 a second.
 
