@@ -12,6 +12,7 @@ from collections.abc import Callable, Collection
 from typing import Any
 
 from ..agent import Agent
+from ..providers.base import provider_label
 from ..tools import Tool, ToolLike
 from ..trace import AgentTrace, StepType, TraceStep
 from ..types import AgentResult, ContentPart, Message, ToolCall
@@ -306,15 +307,10 @@ def _tool_html(tool: ToolLike) -> str:
 
 
 # -- Agent ------------------------------------------------------------------------
-def _provider_name(agent: Agent) -> str:
-    provider = agent.provider
-    return str(getattr(provider, "name", "") or type(provider).__name__)
-
-
 def _agent_text(agent: Agent) -> str:
     tools = ", ".join(t.name for t in agent.tools) or "none"
     return (
-        f"Agent {agent.name!r} · provider {_provider_name(agent)} · model {agent.model} · "
+        f"Agent {agent.name!r} · provider {provider_label(agent.provider)} · model {agent.model} · "
         f"tools: {tools}"
     )
 
@@ -323,7 +319,7 @@ def _agent_html(agent: Agent) -> str:
     config = agent.config
     head = (
         f"{h.badge('agent', 'info')} <b>{h.esc(agent.name)}</b> "
-        f"{h.muted(f'{_provider_name(agent)} · {agent.model}')}"
+        f"{h.muted(f'{provider_label(agent.provider)} · {agent.model}')}"
     )
     tools = " ".join(f"<code>{h.esc(t.name)}</code>" for t in agent.tools) or h.muted("none")
     rows = [

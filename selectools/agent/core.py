@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from .._display import RichDisplay
 from ..parser import ToolCallParser
 from ..prompt import PromptBuilder
-from ..providers.base import AnyProvider
+from ..providers.base import AnyProvider, provider_label
 from ..providers.stubs import LocalProvider
 from ..stability import stable
 from ..tools import ToolLike, ToolRegistry
@@ -355,9 +355,12 @@ class Agent(RichDisplay):
                 raise RuntimeError("the agent's stream ended without an AgentResult")
             return last[0]
 
-        provider = str(getattr(self.provider, "name", "") or type(self.provider).__name__)
         return RunHandle(
-            target, self.name, recording=recording, model=self.model, provider=provider
+            target,
+            self.name,
+            recording=recording,
+            model=self.model,
+            provider=provider_label(self.provider),
         )
 
     async def arun(

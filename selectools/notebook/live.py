@@ -29,6 +29,7 @@ from typing import Any, Protocol
 from .._view._components import error_line
 from ..agent.background import RunRecording
 from ..agent.stream import AgentStream
+from ..providers.base import provider_label
 from ..types import AgentResult
 from . import _frontend
 from ._magic_options import OUTPUT_FORMATS
@@ -252,11 +253,6 @@ def _answer_bundle(result: AgentResult, output_format: str) -> tuple[dict[str, A
     return {"application/json": data, "text/plain": pretty}, ""
 
 
-def _provider_name(agent: Any) -> str:
-    provider = agent.provider
-    return str(getattr(provider, "name", "") or type(provider).__name__)
-
-
 def run_live(
     agent: Any,
     prompt: Any,
@@ -279,7 +275,7 @@ def run_live(
         raise ValueError(f"output_format must be one of {OUTPUT_FORMATS}, got {output_format!r}")
     if shell is None:
         shell = _current_shell()
-    provider = _provider_name(agent)
+    provider = provider_label(agent.provider)
     title = f"{agent.name} · {provider} · {agent.model}"
     if surface is None and display == "widget":
         surface, cancellation_token = _widget_surface(cancellation_token)

@@ -38,6 +38,7 @@ __all__ = [
     "StreamItem",
     "estimate_tokens",
     "estimate_usage",
+    "provider_label",
 ]
 
 StreamItem = str | ToolCall | UsageStats
@@ -161,3 +162,8 @@ def estimate_usage(
         model=model,
         provider=provider,
     )
+
+
+def provider_label(provider: Any) -> str:
+    """How views and results name a provider: the ``name`` it reports, else its class name."""
+    return str(getattr(provider, "name", "") or type(provider).__name__)
