@@ -8,7 +8,8 @@ stdlib only); its tests compare it with croniter over generated expressions.
 from __future__ import annotations
 
 import calendar
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -35,11 +36,55 @@ _FIELDS = (
     ("month", 1, 12),
     ("day-of-week", 0, 7),
 )
+#: names a field may use instead of numbers (case-insensitive, as in Vixie cron)
+_NAMES: dict[str, dict[str, int]] = {
+    "month": {
+        name: number
+        for number, name in enumerate(
+            ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"),
+            start=1,
+        )
+    },
+    "day-of-week": {
+        name: number
+        for number, name in enumerate(("sun", "mon", "tue", "wed", "thu", "fri", "sat"))
+    },
+}
+#: the ``@`` shorthands and the expressions they stand for
+_ALIASES = {
+    "@yearly": "0 0 1 1 *",
+    "@annually": "0 0 1 1 *",
+    "@monthly": "0 0 1 * *",
+    "@weekly": "0 0 * * 0",
+    "@daily": "0 0 * * *",
+    "@midnight": "0 0 * * *",
+    "@hourly": "0 * * * *",
+}
+_NAME = re.compile(r"[A-Za-z]+")
 #: how far ahead to look before calling an expression impossible ("0 0 30 2 *")
 _HORIZON_YEARS = 8
 
 
+def _numbers_for_names(text: str, name: str, expr: str) -> str:
+    """``mon-fri`` -> ``1-5``, ``JAN,jul`` -> ``1,7``; names only where the field has them."""
+    names = _NAMES.get(name)
+    if names is None:
+        return text  # a letter in a numbers-only field is reported as "not a number"
+
+    def number(match: re.Match[str]) -> str:
+        word = match.group(0).lower()
+        if word not in names:
+            raise ScheduleError(
+                f"cron({expr!r}): {name} field {text!r} has the unknown name "
+                f"{match.group(0)!r} (names here: {', '.join(names)})"
+            )
+        return str(names[word])
+
+    return _NAME.sub(number, text)
+
+
 def _parse_field(text: str, name: str, low: int, high: int, expr: str) -> frozenset[int]:
+    text = _numbers_for_names(text, name, expr)
     values: set[int] = set()
     for part in text.split(","):
         base, slash, step_text = part.partition("/")
@@ -120,11 +165,22 @@ def cron(expr: str) -> CronSchedule:
     """A schedule from ``"minute hour day-of-month month day-of-week"``.
 
     Fields take ``*``, ``*/step``, ``a``, ``a-b``, ``a-b/step`` and comma lists;
-    day-of-week 0 and 7 are both Sunday. When day-of-month and day-of-week are
-    both restricted (neither starts with ``*``) a day matches if either does.
+    months and days of the week may be names (``jan``-``dec``, ``sun``-``sat``, any case:
+    ``"0 9 * * mon-fri"``); day-of-week 0 and 7 are both Sunday. When day-of-month and
+    day-of-week are both restricted (neither starts with ``*``) a day matches if either
+    does. The shorthands ``@yearly`` (``@annually``), ``@monthly``, ``@weekly``, ``@daily``
+    (``@midnight``) and ``@hourly`` stand for their usual expressions.
     """
     if not isinstance(expr, str):
         raise ScheduleError(f"cron() takes a string, got {type(expr).__name__}")
+    alias = expr.strip().lower()
+    if alias.startswith("@"):
+        if alias not in _ALIASES:
+            raise ScheduleError(
+                f"cron({expr!r}): unknown shorthand; use one of {', '.join(_ALIASES)} "
+                "(@reboot has no meaning for a scheduler that is already running)"
+            )
+        return replace(cron(_ALIASES[alias]), expr=expr)
     fields = expr.split()
     if len(fields) != 5:
         raise ScheduleError(
