@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import calendar
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from functools import cached_property
 from typing import Protocol
 
 from ..exceptions import SelectoolsError
@@ -135,10 +137,23 @@ class CronSchedule:
             return in_days or in_weekdays  # Vixie cron: either one
         return in_days and in_weekdays
 
+    @cached_property
+    def _sorted_hours(self) -> tuple[int, ...]:
+        return tuple(sorted(self.hours))
+
+    @cached_property
+    def _sorted_minutes(self) -> tuple[int, ...]:
+        return tuple(sorted(self.minutes))
+
     def next_after(self, moment: datetime) -> datetime:
-        """The first matching minute strictly after ``moment`` (same tzinfo as ``moment``)."""
+        """The first matching minute strictly after ``moment`` (same tzinfo as ``moment``).
+
+        Months and days are skipped whole; within a matching day the next hour and minute
+        are found by bisection, so a sparse schedule costs a few steps, not a walk.
+        """
         candidate = moment.replace(second=0, microsecond=0) + timedelta(minutes=1)
         limit = moment.year + _HORIZON_YEARS
+        hours, minutes = self._sorted_hours, self._sorted_minutes
         while candidate.year <= limit:
             if candidate.month not in self.months:
                 year = candidate.year + (candidate.month == 12)
@@ -148,13 +163,17 @@ class CronSchedule:
             if not self._day_matches(candidate):
                 candidate = candidate.replace(hour=0, minute=0) + timedelta(days=1)
                 continue
-            if candidate.hour not in self.hours:
+            index = bisect_left(hours, candidate.hour)
+            if index == len(hours):  # no matching hour left today
+                candidate = candidate.replace(hour=0, minute=0) + timedelta(days=1)
+                continue
+            if hours[index] != candidate.hour:
+                candidate = candidate.replace(hour=hours[index], minute=0)
+            index = bisect_left(minutes, candidate.minute)
+            if index == len(minutes):  # no matching minute left in this hour
                 candidate = candidate.replace(minute=0) + timedelta(hours=1)
                 continue
-            if candidate.minute not in self.minutes:
-                candidate += timedelta(minutes=1)
-                continue
-            return candidate
+            return candidate.replace(minute=minutes[index])
         raise ScheduleError(f"cron({self.expr!r}) never fires (no match in {_HORIZON_YEARS} years)")
 
     def __str__(self) -> str:
