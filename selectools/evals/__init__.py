@@ -43,7 +43,8 @@ from .llm_evaluators import (
 from .pairwise import PairwiseEval, PairwiseResult
 from .regression import BaselineStore, RegressionResult
 from .report import EvalReport
-from .suite import CaseExecutor, EvalSuite, fresh_agent
+from .snapshot import SnapshotResult, SnapshotStore
+from .suite import CaseExecutor, EvalSuite, SuiteWatcher, fresh_agent
 
 __all__ = [
     "BaselineStore",
@@ -80,8 +81,11 @@ __all__ = [
     "RayExecutor",
     "RegressionResult",
     "RelevanceEvaluator",
+    "SnapshotResult",
+    "SnapshotStore",
     "StartsWithEvaluator",
     "StructuredOutputEvaluator",
+    "SuiteWatcher",
     "SummaryEvaluator",
     "TestCase",
     "ToolUseEvaluator",
