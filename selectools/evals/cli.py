@@ -7,6 +7,11 @@ not regress). A missing or malformed dataset exits 2 with ``file:line: what was
 expected``. The agent is ``--agent module:name`` (your agent, with its tools) or
 a tool-less agent on ``--provider``/``--model`` (default: the offline ``local``
 provider).
+
+``--snapshots DIR`` runs in snapshot mode (a changed output fails its case and
+exits 1; ``--update-snapshots`` accepts it). ``--github-output FILE`` appends
+the numbers as GitHub step outputs and ``--comment FILE`` writes the
+pull-request comment: what ``.github/actions/eval`` uses.
 """
 
 from __future__ import annotations
@@ -72,6 +77,14 @@ def _parser() -> argparse.ArgumentParser:
         cmd.add_argument(
             "--fail-under", type=float, metavar="ACC", help="exit 1 below this accuracy"
         )
+        cmd.add_argument("--snapshots", metavar="DIR", help="snapshot mode: outputs recorded here")
+        cmd.add_argument(
+            "--update-snapshots", action="store_true", help="accept changed outputs as snapshots"
+        )
+        cmd.add_argument(
+            "--github-output", metavar="FILE", help="append step outputs ($GITHUB_OUTPUT)"
+        )
+        cmd.add_argument("--comment", metavar="FILE", help="write the PR comment (Markdown)")
         cmd.add_argument("--verbose", "-v", action="store_true", help="print every case")
         cmd.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     return parser
@@ -134,6 +147,9 @@ def _executor(name: str) -> Any:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     out, err = sys.stdout, sys.stderr
+    if args.update_snapshots and not args.snapshots:
+        err.write("error: --update-snapshots needs --snapshots DIR\n")
+        return EXIT_USAGE
     try:
         cases = DatasetLoader.load(args.cases)
         agent = _agent(args)
@@ -149,8 +165,14 @@ def main(argv: list[str] | None = None) -> int:
         on_progress=None if args.quiet else ProgressBar(err),
         executor=_executor(args.executor),
         name=args.name or Path(args.cases).stem,
+        snapshots=args.snapshots,
+        update_snapshots=args.update_snapshots,
     )
-    report = suite.run()
+    try:
+        report = suite.run()
+    except EvalError as exc:
+        err.write(f"error: {exc}\n")
+        return EXIT_USAGE
     if args.verbose:
         for index, case_result in enumerate(report.results, 1):
             out.write(
@@ -172,6 +194,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.fail_under is not None and report.accuracy < args.fail_under:
         out.write(f"accuracy {report.accuracy:.1%} is under {args.fail_under:.1%}\n")
         code = EXIT_REGRESSION
+    if report.snapshots is not None and not report.snapshots.ok:
+        out.write(report.snapshots.summary() + "\n")
+        code = EXIT_REGRESSION
+    result = None
     if args.command == "compare" or args.baseline:
         from .regression import BaselineStore
 
@@ -189,4 +215,13 @@ def main(argv: list[str] | None = None) -> int:
     elif args.save:
         err.write("error: --save needs --baseline DIR\n")
         return EXIT_USAGE
+    if args.comment or args.github_output:
+        from .github import action_outputs, comment_markdown, write_github_output
+        from .report import atomic_write_text
+
+        comment = comment_markdown(report, result)
+        if args.comment:
+            atomic_write_text(args.comment, comment)
+        if args.github_output:
+            write_github_output(args.github_output, action_outputs(report, result, comment))
     return code

@@ -160,3 +160,22 @@ def test_two_processes_recording_at_once_lose_nothing(tmp_path):
         assert proc.wait(timeout=120) == 0
     stored = json.loads((tmp_path / "shared.snap.json").read_text())
     assert len(stored) == 300  # every case of both processes, none lost to the other's write
+
+
+def test_cli_snapshot_mode_exits_1_on_a_changed_output_and_update_accepts_it(tmp_path):
+    from tests.evals.test_cli import cli
+
+    agent = "from tests.evals.agents import make_agent\nagent = make_agent({'Hi': %r})\n"
+    (tmp_path / "cases.json").write_text(json.dumps([{"input": "Hi", "name": "greeting"}]))
+    (tmp_path / "a1.py").write_text(agent % "Hello!")
+    (tmp_path / "a2.py").write_text(agent % "Howdy!")
+    base = ("run", "cases.json", "--snapshots", "snaps", "-q")
+    assert cli(*base, "--agent", "a1.py:agent", cwd=tmp_path).returncode == 0
+    changed = cli(*base, "--agent", "a2.py:agent", cwd=tmp_path)
+    assert changed.returncode == 1
+    assert "-Hello!" in changed.stdout and "+Howdy!" in changed.stdout
+    accepted = cli(*base, "--agent", "a2.py:agent", "--update-snapshots", cwd=tmp_path)
+    assert accepted.returncode == 0, accepted.stdout
+    assert "1 updated" in accepted.stdout
+    assert cli(*base, "--agent", "a2.py:agent", cwd=tmp_path).returncode == 0
+    assert cli("run", "cases.json", "--update-snapshots", cwd=tmp_path).returncode == 2
