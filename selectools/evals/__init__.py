@@ -8,6 +8,7 @@ print(report.accuracy)
 from __future__ import annotations
 
 from .case import CaseResult, CaseVerdict, EvalError, EvalFailure, TestCase
+from .dashboard import DashboardServer, EvalDashboard
 from .dataset import DatasetError, DatasetLoader
 from .evaluators import (
     CaseRun,
@@ -58,9 +59,11 @@ __all__ = [
     "ContainsEvaluator",
     "CorrectnessEvaluator",
     "CustomEvaluator",
+    "DashboardServer",
     "DatasetError",
     "DatasetLoader",
     "EndsWithEvaluator",
+    "EvalDashboard",
     "EvalError",
     "EvalFailure",
     "EvalReport",
