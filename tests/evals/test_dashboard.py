@@ -3,6 +3,7 @@ that replays a run (start, one event per case, the report's counts at the end)."
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import re
@@ -147,3 +148,25 @@ def test_the_page_loads_nothing_from_the_network():
 def test_a_short_token_is_refused():
     with pytest.raises(ValueError, match="16 characters"):
         EvalDashboard(token="abc")
+
+
+def story(events: list[dict]) -> tuple[list[str], list[tuple[int, str]], list[tuple[int, str]]]:
+    """Event kinds in order, the live (index, verdict) pairs sorted, and the final ones."""
+    live = sorted((e["index"], e["verdict"]) for e in events if e["type"] == "case")
+    final = [(c["index"], c["verdict"]) for c in events[-1]["cases"]]
+    return [e["type"] for e in events], live, final
+
+
+def test_arun_and_run_tell_a_dashboard_the_same_story():
+    suite = EvalSuite(make_agent({"a": "alpha", "b": "nope"}), CASES, max_concurrency=3)
+    dashboard = EvalDashboard(suite)
+    suite.run()
+    run, sync_events = dashboard.events()
+    asyncio.run(suite.arun())
+    arun, async_events = dashboard.events()
+    assert (run, arun) == (1, 2)
+    assert story(sync_events)[0] == ["start", "case", "case", "case", "end"]
+    assert story(sync_events) == story(async_events)
+    suite.unwatch(dashboard)
+    suite.run()
+    assert dashboard.events()[0] == 2  # no longer told
