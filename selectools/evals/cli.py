@@ -11,7 +11,9 @@ provider).
 ``--snapshots DIR`` runs in snapshot mode (a changed output fails its case and
 exits 1; ``--update-snapshots`` accepts it). ``--github-output FILE`` appends
 the numbers as GitHub step outputs and ``--comment FILE`` writes the
-pull-request comment: what ``.github/actions/eval`` uses.
+pull-request comment: what ``.github/actions/eval`` uses. ``--dashboard``
+serves the live page on 127.0.0.1 while the cases run (its URL, with the
+token, goes to stderr) and, on a terminal, until Enter is pressed.
 """
 
 from __future__ import annotations
@@ -85,6 +87,12 @@ def _parser() -> argparse.ArgumentParser:
             "--github-output", metavar="FILE", help="append step outputs ($GITHUB_OUTPUT)"
         )
         cmd.add_argument("--comment", metavar="FILE", help="write the PR comment (Markdown)")
+        cmd.add_argument(
+            "--dashboard", action="store_true", help="follow the run live in a browser page"
+        )
+        cmd.add_argument(
+            "--dashboard-port", type=int, default=0, metavar="PORT", help="(default: a free one)"
+        )
         cmd.add_argument("--verbose", "-v", action="store_true", help="print every case")
         cmd.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     return parser
@@ -144,6 +152,26 @@ def _executor(name: str) -> Any:
     return None
 
 
+def _run(suite: Any, args: argparse.Namespace, err: TextIO) -> Any:
+    """``suite.run()``, followed by the live dashboard when ``--dashboard`` asks for it."""
+    if not args.dashboard:
+        return suite.run()
+    from .dashboard import EvalDashboard
+
+    try:
+        server = EvalDashboard(suite).serve(port=args.dashboard_port)
+    except OSError as exc:
+        raise EvalError(f"--dashboard: {exc}; pick another --dashboard-port") from None
+    with server:
+        err.write(f"dashboard: {server.url}\n")
+        err.flush()
+        report = suite.run()
+        if sys.stdin is not None and sys.stdin.isatty():
+            err.write("the dashboard shows the finished run; press Enter to stop it\n")
+            sys.stdin.readline()
+    return report
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     out, err = sys.stdout, sys.stderr
@@ -169,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         update_snapshots=args.update_snapshots,
     )
     try:
-        report = suite.run()
+        report = _run(suite, args, err)
     except EvalError as exc:
         err.write(f"error: {exc}\n")
         return EXIT_USAGE

@@ -179,13 +179,16 @@ class EvalDashboard:
                 import anyio
 
                 run, sent = -1, 0
-                while not self._closing.is_set():
+                while True:
+                    closing = self._closing.is_set()  # read first: what follows is flushed
                     current, pending = self.events()
                     if current != run:  # a new run (or the first look): replay it from its start
                         run, sent = current, 0
                     for event in pending[sent:]:
                         yield {"event": event["type"], "data": json.dumps(event)}
                     sent = len(pending)
+                    if closing:
+                        return
                     await anyio.sleep(_POLL_S)
 
             return EventSourceResponse(events(), headers=_HEADERS, ping=15)

@@ -170,3 +170,39 @@ def test_arun_and_run_tell_a_dashboard_the_same_story():
     suite.unwatch(dashboard)
     suite.run()
     assert dashboard.events()[0] == 2  # no longer told
+
+
+def test_the_cli_serves_the_dashboard_while_the_cases_run(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.evals.test_cli import ROOT
+
+    (tmp_path / "slow_agent.py").write_text(
+        "from tests.evals.agents import make_agent\n"
+        "agent = make_agent({'a': 'alpha', 'b': 'nope'}, latency=0.4)\n"
+    )
+    cases = [{"input": "a", "expect_contains": "alpha"}] * 6 + [
+        {"input": "b", "expect_contains": "beta"}
+    ]
+    (tmp_path / "cases.json").write_text(json.dumps(cases))
+    env = {**__import__("os").environ, "PYTHONPATH": f"{ROOT}:{tmp_path}"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "selectools.evals", "run", "cases.json", "-q", "--dashboard",
+         "--agent", "slow_agent.py:agent"],
+        cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        line = proc.stderr.readline()
+        url = re.match(r"dashboard: (http://127\.0\.0\.1:\d+/\?token=\S+)\n", line)
+        assert url, line
+        base, token = url.group(1).split("/?token=")
+        events = read_events(f"{base}/events?token={token}", until="end")
+        assert events[0][0] == "start" and events[0][1]["total"] == 7
+        assert (events[-1][1]["pass"], events[-1][1]["fail"]) == (6, 1)
+        out, _ = proc.communicate(timeout=60)
+        assert proc.returncode == 0 and "Accuracy: 85.7%" in out
+    finally:
+        proc.kill()
+        proc.wait()
