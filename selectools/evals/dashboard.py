@@ -27,6 +27,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from ..stability import beta
 from .case import CaseResult
 
 if TYPE_CHECKING:
@@ -74,6 +75,7 @@ def _case_event(index: int, result: CaseResult) -> dict[str, Any]:
     }
 
 
+@beta
 class EvalDashboard:
     """Follows ``suite`` (or any suite that ``watch``-es it) and serves a live page of its runs.
 
@@ -210,6 +212,7 @@ class EvalDashboard:
         return DashboardServer(serve_in_background(self.app(host), port=port, host=host), self)
 
 
+@beta
 class DashboardServer:
     """A running dashboard: ``url`` (with its token), ``stop()``; a context manager."""
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..sessions._filelock import exclusive_lock
+from ..stability import beta
 from .case import CaseResult, CaseVerdict, EvalError, EvalFailure
 from .report import EvalReport, atomic_write_text
 
@@ -61,6 +62,7 @@ def _recorded(result: CaseResult) -> bool:
     return result.verdict not in (CaseVerdict.SKIP, CaseVerdict.ERROR)
 
 
+@beta
 @dataclass
 class SnapshotResult:
     """How a run's outputs compare with the recorded ones."""
@@ -95,6 +97,7 @@ class SnapshotResult:
         return "\n".join(lines)
 
 
+@beta
 class SnapshotStore:
     """Recorded outputs in a folder, one ``<suite>.snap.json`` per suite name."""
 
@@ -119,8 +122,8 @@ class SnapshotStore:
                 raise ValueError("expected an object of case -> {output, tools}")
         except (ValueError, UnicodeDecodeError) as exc:
             raise EvalError(
-                f"{target}: not a readable snapshot file ({exc}); fix or delete it, or run "
-                "with update_snapshots=True to record every output again"
+                f"{target}: not a readable snapshot file ({exc}); fix it, or delete it to "
+                "record every output again"
             ) from None
         return data
 
@@ -130,7 +133,7 @@ class SnapshotStore:
         return self._compare(self.load(suite), report, self.path(suite), update=False)[0]
 
     def save(self, report: EvalReport, name: str | None = None) -> Path:
-        """Record ``report``'s outputs as the snapshots (cases not run keep theirs)."""
+        """Record ``report``'s outputs (skipped and errored cases keep theirs; cases gone are dropped)."""
         self.check(report, name, update=True)
         return self.path(name or report.name)
 
@@ -147,7 +150,7 @@ class SnapshotStore:
         target = self.path(suite)
         self.directory.mkdir(parents=True, exist_ok=True)
         with exclusive_lock(str(target) + ".lock"):
-            stored = {} if update and not target.exists() else self.load(suite)
+            stored = self.load(suite)
             outcome, merged = self._compare(stored, report, target, update=update)
             if outcome.new or outcome.updated or outcome.removed:
                 atomic_write_text(target, json.dumps(merged, indent=2, ensure_ascii=False) + "\n")
