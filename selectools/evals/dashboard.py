@@ -128,11 +128,17 @@ class EvalDashboard:
     # -- the web app -------------------------------------------------------------------
     def app(self, host: str = "127.0.0.1") -> Any:
         """The Starlette app: ``/`` (the page), ``/events`` (SSE), ``/static/<asset>``."""
-        from sse_starlette.sse import EventSourceResponse
-        from starlette.applications import Starlette
-        from starlette.requests import Request
-        from starlette.responses import PlainTextResponse, Response
-        from starlette.routing import Route
+        try:
+            from sse_starlette.sse import EventSourceResponse
+            from starlette.applications import Starlette
+            from starlette.requests import Request
+            from starlette.responses import PlainTextResponse, Response
+            from starlette.routing import Route
+        except ImportError as exc:
+            raise ImportError(
+                f"the eval dashboard needs the serve stack ({exc.name} is missing): "
+                "pip install 'selectools[serve]'"
+            ) from exc
 
         allowed_hosts = _LOCAL_HOSTS | {host.strip("[]").lower()}
         token = self.token.encode()

@@ -7,6 +7,7 @@ import asyncio
 import http.client
 import json
 import re
+import sys
 import threading
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -174,7 +175,6 @@ def test_arun_and_run_tell_a_dashboard_the_same_story():
 
 def test_the_cli_serves_the_dashboard_while_the_cases_run(tmp_path):
     import subprocess
-    import sys
 
     from tests.evals.test_cli import ROOT
 
@@ -206,3 +206,9 @@ def test_the_cli_serves_the_dashboard_while_the_cases_run(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_without_the_serve_extra_the_error_names_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "sse_starlette.sse", None)  # as if not installed
+    with pytest.raises(ImportError, match=r"pip install 'selectools\[serve\]'"):
+        EvalDashboard().app()
