@@ -2,7 +2,8 @@
 
 A page is one self-contained HTML file (no network request): the eval report is the
 report's own interactive page (:meth:`EvalReport.to_html`); a trace is its summary, the
-trace Gantt (plotly, with plotly.js inlined when plotly is installed) and its steps table.
+trace Gantt (plotly, with plotly.js inlined when plotly is installed), its steps table and
+every recorded field of each step.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .._text import one_line
 from ..evals.report import EvalReport
 from ..trace import AgentTrace
 from . import _html as h
@@ -26,7 +28,8 @@ _PAGE = """<!doctype html>
 body{{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:24px;color:#1f2328;
 background:#fff}}
 @media (prefers-color-scheme: dark){{body{{color:#e6edf3;background:#0d1117}}}}
-h1{{font-size:20px;margin:0 0 4px}} .sub{{opacity:.75;margin:0 0 16px}}
+h1{{font-size:20px;margin:0 0 4px}} h2{{font-size:16px}}
+pre{{white-space:pre-wrap;word-break:break-word}} .sub{{opacity:.75;margin:0 0 16px}}
 </style></head><body>
 <h1>{title}</h1><p class="sub">{subtitle}</p>
 {body}
@@ -55,8 +58,22 @@ def trace_page(trace: AgentTrace, *, source: str = "") -> str:
     return _PAGE.format(
         title=h.esc(title),
         subtitle=h.esc(" · ".join(filter(None, [render_text(trace), source]))),
-        body=chart + steps_table(trace),
+        body=chart + steps_table(trace) + "<h2>Steps</h2>" + _step_details(trace),
     )
+
+
+def _step_details(trace: AgentTrace) -> str:
+    """Every recorded field of every step, one collapsible block each (nothing summarised)."""
+    blocks = []
+    for index, step in enumerate(trace.steps, start=1):
+        fields = {k: v for k, v in step.to_dict().items() if v not in (None, "", [], {})}
+        summary = f"{index}. {step.type.value}: {step.summary or ''}"
+        blocks.append(
+            f"<details><summary>{h.esc(one_line(summary, 160))}</summary>"
+            f"<pre>{h.esc(json.dumps(fields, indent=2, default=str, ensure_ascii=False))}</pre>"
+            "</details>"
+        )
+    return "".join(blocks)
 
 
 def page_for_file(path: str | Path) -> tuple[str, str]:
