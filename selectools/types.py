@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any
@@ -119,6 +121,8 @@ class Message(RichDisplay):
             self.role = Role(self.role)
         if self.content is None:
             self.content = ""
+        if self.image_path is not None:
+            _check_image_path(self.image_path)
 
     @classmethod
     def tool_reply(
@@ -173,15 +177,28 @@ class Message(RichDisplay):
         if isinstance(content, list):
             content = [ContentPart.from_dict(part) for part in content]
         calls = data.get("tool_calls")
-        return cls(
+        message = cls(
             role=Role(data["role"]),
             content=content,
             tool_calls=[ToolCall.from_dict(c) for c in calls] if calls else None,
             tool_name=data.get("tool_name"),
             tool_call_id=data.get("tool_call_id"),
-            image_path=data.get("image_path"),
             image_base64=data.get("image_base64"),
             is_error=bool(data.get("is_error", False)),
+        )
+        # a saved history keeps the path it recorded even if the file has moved since
+        message.image_path = data.get("image_path")
+        return message
+
+
+def _check_image_path(path: str) -> None:
+    """A message whose image file is missing would go out as text only: refuse it now."""
+    if not os.path.isfile(path):
+        raise FileNotFoundError(
+            errno.ENOENT,
+            "Message(image_path=...): no image file there; pass an existing file, "
+            "or image_message(url, prompt) for an image on the web",
+            path,
         )
 
 
