@@ -104,6 +104,7 @@ class Message(RichDisplay):
     ``content`` is a string, or a list of :class:`ContentPart` for multimodal
     input. Assistant messages carry native ``tool_calls``; tool messages carry
     ``tool_name`` and ``tool_call_id`` so providers can pair results with calls.
+    ``image_path`` must name an existing file (``FileNotFoundError`` otherwise).
     """
 
     role: Role
