@@ -122,7 +122,7 @@ class Message(RichDisplay):
             self.role = Role(self.role)
         if self.content is None:
             self.content = ""
-        if self.image_path is not None:
+        if self.image_path:  # "" means no image, as the providers read it
             _check_image_path(self.image_path)
 
     @classmethod

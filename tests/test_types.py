@@ -144,6 +144,7 @@ def test_message_with_a_missing_image_path_raises_naming_the_path(tmp_path):
     photo = tmp_path / "photo.jpg"
     photo.write_bytes(b"\xff\xd8\xff\xe0 a jpeg header")
     assert Message(role=Role.USER, content="x", image_path=str(photo)).image_path == str(photo)
+    assert Message(role=Role.USER, content="x", image_path="").image_path == ""  # no image
 
 
 def test_a_saved_message_whose_image_is_gone_still_loads(tmp_path):
