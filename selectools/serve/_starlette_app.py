@@ -4,9 +4,11 @@ Routes (all under the optional prefix): ``POST /invoke``, ``POST /stream`` (SSE
 through sse-starlette), ``GET /health``, ``GET /schema``, ``GET /playground``
 (+ its script and stylesheet, shipped in ``_static``) and ``GET /`` (a redirect
 to the playground). The security a user expects from a local server is built
-in: a bearer token checked in constant time when one is configured, a cap on
-the request body, JSON errors that say what was wrong and never carry a
-traceback, and CORS only for the origins the caller lists.
+in: the :class:`~._guard.RequestGuard` (Host, Origin and JSON-only bodies), a
+bearer token checked in constant time when one is configured (wrong guesses
+rate-limited), a cap on the request body and its nesting, JSON errors that say
+what was wrong and never carry a traceback, CORS only for the origins the caller
+lists, and a run cancelled when its client goes away.
 """
 
 from __future__ import annotations
@@ -14,10 +16,13 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import secrets
+import sys
 from collections.abc import AsyncIterator, Sequence
 from importlib import resources
 from typing import Any
 
+import anyio
 from sse_starlette.sse import EventSourceResponse
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -27,15 +32,18 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from ._guard import AttemptLimiter, RequestGuard, frame_ancestors
 from .models import BadRequest
 from .router import AgentRouter, RunFailed
 
-__all__ = ["build_app", "error_response", "static_text"]
+__all__ = ["build_app", "create_builder_app", "error_response", "static_text"]
 
 log = logging.getLogger("selectools.serve")
 
 _STATIC_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
 _SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"}
+#: JSON bodies nest no deeper than this (the API's own shapes need 3 levels)
+MAX_JSON_DEPTH = 32
 
 
 def static_text(name: str) -> str:
@@ -49,19 +57,46 @@ def error_response(status: int, code: str, message: str) -> JSONResponse:
     )
 
 
-class _Auth:
-    """Bearer-token check (constant time); no token configured means open."""
+def _client(request: Request) -> str:
+    return request.client.host if request.client else "?"
 
-    def __init__(self, token: str | None) -> None:
+
+def too_many_attempts(seconds: float) -> JSONResponse:
+    wait = max(int(seconds) + 1, 1)
+    return JSONResponse(
+        {
+            "error": {
+                "code": "too_many_attempts",
+                "message": f"too many wrong tokens from this address; try again in {wait} s",
+            }
+        },
+        status_code=429,
+        headers={"Retry-After": str(wait), **_SECURITY_HEADERS},
+    )
+
+
+def _bearer(request: Request) -> str | None:
+    scheme, _, given = request.headers.get("authorization", "").partition(" ")
+    return given.strip() if scheme.lower() == "bearer" and given.strip() else None
+
+
+class _Auth:
+    """Bearer-token check (constant time, wrong guesses rate-limited); no token means open."""
+
+    def __init__(self, token: str | None, limiter: AttemptLimiter) -> None:
         self._token = token.encode() if token else None
+        self._limiter = limiter
 
     def denied(self, request: Request) -> JSONResponse | None:
         if self._token is None:
             return None
-        header = request.headers.get("authorization", "")
-        scheme, _, given = header.partition(" ")
-        if scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), self._token):
-            return None
+        given = _bearer(request)
+        if given is not None:
+            if (wait := self._limiter.wait_seconds(_client(request))) > 0:
+                return too_many_attempts(wait)
+            if hmac.compare_digest(given.encode(), self._token):
+                return None
+            self._limiter.failed(_client(request))
         return JSONResponse(
             {
                 "error": {
@@ -94,13 +129,58 @@ async def _read_json(request: Request, max_body_bytes: int) -> Any:
     if not body:
         raise BadRequest('empty body: send JSON like {"prompt": "..."}', code="empty_body")
     try:
-        return json.loads(body)
+        value = json.loads(body, parse_constant=_no_constant)
+    except RecursionError:
+        raise _too_deep() from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         message = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
         raise BadRequest(
             f'the body is not valid JSON ({message}); send {{"prompt": "..."}}',
             code="invalid_json",
         ) from None
+    except ValueError:  # Python refuses to convert integers of more than 4,300 digits
+        raise BadRequest(
+            f"the body has a number with more than {sys.get_int_max_str_digits()} digits",
+            code="invalid_json",
+        ) from None
+    if _depth(value) > MAX_JSON_DEPTH:
+        raise _too_deep()
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise BadRequest(
+        f"the body is not valid JSON ({name} is not a JSON number)", code="invalid_json"
+    )
+
+
+def _too_deep() -> BadRequest:
+    return BadRequest(f"the body is nested more than {MAX_JSON_DEPTH} levels deep", code="too_deep")
+
+
+def _depth(value: Any) -> int:
+    """How deeply ``value`` nests lists and objects (without recursion)."""
+    deepest = 0
+    pending: list[tuple[Any, int]] = [(value, 1)]
+    while pending:
+        item, level = pending.pop()
+        if isinstance(item, dict):
+            items: Any = item.values()
+        elif isinstance(item, list):
+            items = item
+        else:
+            continue
+        deepest = max(deepest, level)
+        if deepest > MAX_JSON_DEPTH:
+            return deepest
+        pending.extend((child, level + 1) for child in items)
+    return deepest
+
+
+async def _until_disconnected(request: Request) -> None:
+    """Returns when the client closes the connection (the body must be read already)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
 
 
 def build_app(
@@ -108,23 +188,40 @@ def build_app(
     *,
     auth_token: str | None = None,
     cors_origins: Sequence[str] | None = None,
+    allowed_hosts: Sequence[str] = (),
     max_body_bytes: int = 1_000_000,
-    extra_routes: Sequence[Route] = (),
-) -> Starlette:
-    """The ASGI app serving ``router``'s agent."""
-    auth = _Auth(auth_token)
+) -> tuple[Any, RequestGuard]:
+    """The ASGI app serving ``router``'s agent, and its guard (to add the bound host)."""
+    auth = _Auth(auth_token, AttemptLimiter())
     prefix = router.prefix
+    origins = list(cors_origins or ())
 
     async def invoke(request: Request) -> Response:
         if (denied := auth.denied(request)) is not None:
             return denied
         try:
             parsed = router.parse(await _read_json(request, max_body_bytes))
-            return JSONResponse(await router.ainvoke(parsed), headers=_SECURITY_HEADERS)
+            router.agent_for(parsed)  # bad overrides fail here, before the run
         except BadRequest as exc:
             return error_response(exc.status, exc.code, str(exc))
-        except RunFailed as exc:
-            return error_response(502, "run_failed", exc.public_message)
+        response: dict[str, Any] | None = None
+        async with anyio.create_task_group() as group:
+
+            async def stop_when_gone() -> None:
+                await _until_disconnected(request)
+                log.info("selectools serve: /invoke client left; its run is cancelled")
+                group.cancel_scope.cancel()
+
+            group.start_soon(stop_when_gone)
+            try:
+                response = await router.ainvoke(parsed)
+            except RunFailed as exc:
+                return error_response(502, "run_failed", exc.public_message)
+            finally:
+                group.cancel_scope.cancel()
+        if response is None:  # nobody is listening any more
+            return Response(status_code=499)
+        return JSONResponse(response, headers=_SECURITY_HEADERS)
 
     async def stream(request: Request) -> Response:
         if (denied := auth.denied(request)) is not None:
@@ -164,7 +261,7 @@ def build_app(
             headers={
                 **_SECURITY_HEADERS,
                 "Content-Security-Policy": "default-src 'self'; connect-src 'self'; "
-                "img-src 'self' data:; frame-ancestors *",
+                f"img-src 'self' data:; {frame_ancestors(origins)}",
             },
         )
 
@@ -185,7 +282,6 @@ def build_app(
         Route(f"{prefix}/stream", stream, methods=["POST"]),
         Route(f"{prefix}/health", health, methods=["GET"]),
         Route(f"{prefix}/schema", schema, methods=["GET"]),
-        *extra_routes,
     ]
     if router.enable_playground:
         routes += [
@@ -210,29 +306,36 @@ def build_app(
         return error_response(500, "internal_error", "the server failed; details are in its log")
 
     middleware = []
-    if cors_origins:
+    if origins:
         middleware.append(
             Middleware(
                 CORSMiddleware,
-                allow_origins=list(cors_origins),
+                allow_origins=origins,
                 allow_methods=["GET", "POST"],
                 allow_headers=["Authorization", "Content-Type"],
             )
         )
-    return Starlette(
+    app = Starlette(
         routes=routes,
         middleware=middleware,
         exception_handlers={HTTPException: http_error, Exception: server_error},
     )
+    guard = RequestGuard(app, allowed_hosts=allowed_hosts, allowed_origins=origins)
+    return guard, guard
 
 
-def create_builder_app(provider: Any = None, auth_token: str | None = None) -> Starlette:
+def create_builder_app(
+    provider: Any = None, auth_token: str | None = None, allowed_hosts: Sequence[str] = ()
+) -> Any:
     """The visual builder as an ASGI app (``uvicorn ... --factory``).
 
     ``provider`` runs the workflows' agents (default: the first provider with a
-    key in the environment, else the offline one); ``auth_token`` (default: the
-    ``BUILDER_AUTH_TOKEN`` variable, then ``~/.selectools/auth_token``) puts
-    every builder route behind ``/login``.
+    key in the environment, else the offline one). Every builder route needs a
+    sign-in, always: ``auth_token`` (default: the ``BUILDER_AUTH_TOKEN`` variable,
+    then ``~/.selectools/auth_token``, else one made for this process and printed
+    once) is traded at ``/login`` or with ``/?token=...`` for a signed cookie.
+    The token is ``app.state.auth_token``; wrong tokens are rate-limited per
+    client address. ``allowed_hosts`` as for :func:`~selectools.serve.create_app`.
     """
     from .builder import (
         COOKIE,
@@ -245,6 +348,15 @@ def create_builder_app(provider: Any = None, auth_token: str | None = None) -> S
     )
 
     token = builder_token(auth_token)
+    if token is None:
+        token = secrets.token_urlsafe(32)
+        print(
+            "selectools builder: no auth token configured (--auth-token, BUILDER_AUTH_TOKEN or "
+            f"~/.selectools/auth_token), so this process made one; sign in with /?token={token}",
+            file=sys.stderr,
+            flush=True,
+        )
+    limiter = AttemptLimiter()
     if provider is None:
         from ..templates import make_provider
 
@@ -253,20 +365,55 @@ def create_builder_app(provider: Any = None, auth_token: str | None = None) -> S
     page = static_text("builder.html").replace("{{PROVIDER}}", provider_name)
     csp = {
         **_SECURITY_HEADERS,
-        "Content-Security-Policy": "default-src 'self'; img-src 'self' data:",
+        "Content-Security-Policy": f"default-src 'self'; img-src 'self' data:; {frame_ancestors()}",
     }
 
-    def signed_in(request: Request) -> bool:
-        if token is None:
+    def token_matches(request: Request, given: str) -> bool | JSONResponse:
+        """A wrong guess counts against the client's address; over the limit nothing is checked."""
+        if (wait := limiter.wait_seconds(_client(request))) > 0:
+            return too_many_attempts(wait)
+        if hmac.compare_digest(given.encode(), token.encode()):
             return True
+        limiter.failed(_client(request))
+        return False
+
+    def signed_in(request: Request) -> bool | JSONResponse:
         if valid_session(token, request.cookies.get(COOKIE)):
             return True
-        header = request.headers.get("authorization", "")
-        scheme, _, given = header.partition(" ")
-        return scheme.lower() == "bearer" and hmac.compare_digest(given.encode(), token.encode())
+        given = _bearer(request)
+        return False if given is None else token_matches(request, given)
+
+    def denied(request: Request) -> Response | None:
+        verdict = signed_in(request)
+        if isinstance(verdict, Response):
+            return verdict
+        return None if verdict else error_response(401, "unauthorized", "sign in at /login first")
+
+    def with_session(response: Response) -> Response:
+        response.set_cookie(
+            COOKIE, sign_session(token), max_age=SESSION_SECONDS, httponly=True, samesite="strict"
+        )
+        return response
+
+    def token_in_url(request: Request) -> Response | None:
+        """``?token=...``: sign in and drop the token from the address bar; None if absent."""
+        given = request.query_params.get("token")
+        if given is None:
+            return None
+        verdict = token_matches(request, given)
+        if isinstance(verdict, Response):
+            return verdict
+        if not verdict:
+            return RedirectResponse("/login", status_code=303)
+        return with_session(RedirectResponse("/builder", status_code=303))
 
     async def builder(request: Request) -> Response:
-        if not signed_in(request):
+        if (signed := token_in_url(request)) is not None:
+            return signed
+        verdict = signed_in(request)
+        if isinstance(verdict, Response):
+            return verdict
+        if not verdict:
             return RedirectResponse("/login", status_code=303)
         return Response(page, media_type="text/html", headers=csp)
 
@@ -275,37 +422,36 @@ def create_builder_app(provider: Any = None, auth_token: str | None = None) -> S
         public = {"login.js", "builder.css"}
         if name not in {"builder.js", *public}:
             return error_response(404, "not_found", f"no asset {name!r}")
-        if name not in public and not signed_in(request):
-            return error_response(401, "unauthorized", "sign in at /login first")
+        if name not in public and (refused := denied(request)) is not None:
+            return refused
         suffix = name[name.rfind(".") :]
         return Response(
             static_text(name), media_type=_STATIC_TYPES[suffix], headers=_SECURITY_HEADERS
         )
 
     async def login_page(request: Request) -> Response:
-        if token is None:
-            return RedirectResponse("/builder", status_code=303)
+        if (signed := token_in_url(request)) is not None:
+            return signed
         return Response(static_text("login.html"), media_type="text/html", headers=csp)
 
     async def login(request: Request) -> Response:
-        if token is None:
-            return JSONResponse({"ok": True})
         try:
             body = await _read_json(request, 10_000)
         except BadRequest as exc:
             return error_response(exc.status, exc.code, str(exc))
         given = body.get("token") if isinstance(body, dict) else None
-        if not isinstance(given, str) or not hmac.compare_digest(given.encode(), token.encode()):
+        if not isinstance(given, str):
+            return error_response(400, "invalid_body", 'send {"token": "..."}')
+        verdict = token_matches(request, given)
+        if isinstance(verdict, Response):
+            return verdict
+        if not verdict:
             return error_response(401, "unauthorized", "that token is not right")
-        response = JSONResponse({"ok": True}, headers=_SECURITY_HEADERS)
-        response.set_cookie(
-            COOKIE, sign_session(token), max_age=SESSION_SECONDS, httponly=True, samesite="strict"
-        )
-        return response
+        return with_session(JSONResponse({"ok": True}, headers=_SECURITY_HEADERS))
 
     async def run(request: Request) -> Response:
-        if not signed_in(request):
-            return error_response(401, "unauthorized", "sign in at /login first")
+        if (refused := denied(request)) is not None:
+            return refused
         try:
             body = await _read_json(request, 200_000)
             if not isinstance(body, dict):
@@ -324,11 +470,13 @@ def create_builder_app(provider: Any = None, auth_token: str | None = None) -> S
         return EventSourceResponse(events(), headers=_SECURITY_HEADERS, sep="\n", ping=15)
 
     async def info(request: Request) -> Response:
-        if not signed_in(request):
-            return error_response(401, "unauthorized", "sign in at /login first")
-        return JSONResponse({"provider": provider_name, "auth": token is not None})
+        if (refused := denied(request)) is not None:
+            return refused
+        return JSONResponse({"provider": provider_name, "auth": True})
 
     async def root(request: Request) -> Response:
+        if (signed := token_in_url(request)) is not None:
+            return signed
         return RedirectResponse("/builder", status_code=307)
 
     routes = [
@@ -345,4 +493,12 @@ def create_builder_app(provider: Any = None, auth_token: str | None = None) -> S
         assert isinstance(exc, HTTPException)
         return error_response(exc.status_code, "http_error", f"{exc.detail}: {request.url.path}")
 
-    return Starlette(routes=routes, exception_handlers={HTTPException: http_error})
+    async def server_error(request: Request, exc: Exception) -> Response:
+        log.exception("selectools builder: unexpected error", exc_info=exc)
+        return error_response(500, "internal_error", "the server failed; details are in its log")
+
+    app = Starlette(
+        routes=routes, exception_handlers={HTTPException: http_error, Exception: server_error}
+    )
+    app.state.auth_token = token
+    return RequestGuard(app, allowed_hosts=allowed_hosts)
