@@ -150,7 +150,9 @@ class AgentServer:
         if host in ("0.0.0.0", "::", ""):
             print(
                 f"warning: listening on {host or 'every interface'}: the agent is reachable from "
-                "other machines" + ("" if self.auth_required else " and has no auth token"),
+                "other machines"
+                + ("" if self.auth_required else " and has no auth token")
+                + "; it answers to IP addresses, localhost and the names in allowed_hosts",
                 file=sys.stderr,
             )
 

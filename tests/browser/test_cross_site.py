@@ -73,7 +73,7 @@ class Pages:
         pages = self.html
 
         class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 body = pages.get(self.path, "not here").encode()
                 self.send_response(200 if self.path in pages else 404)
                 self.send_header("Content-Type", "text/html; charset=utf-8")

@@ -6,7 +6,11 @@ browser page (an attacker until Origin/Host say otherwise) or a client would.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import httpx
 import pytest
@@ -15,6 +19,7 @@ from selectools import Agent, tool
 from selectools.serve import create_app
 from selectools.testing import ScriptedProvider, tool_call
 
+ROOT = Path(__file__).resolve().parents[2]
 CALLS: list[str] = []
 
 
@@ -221,3 +226,20 @@ def test_session_lock_tables_stay_bounded():
         for index in range(3):
             assert router.handle_invoke({"prompt": "x", "session_id": f"sync{index}"})
     assert router.locked_sessions() == 0  # 603 sessions ran; no lock is kept once a turn ends
+
+
+def test_the_cli_refuses_an_empty_token():
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for args, words in [
+        (["customer_support", "--auth-token", ""], "auth_token is empty"),
+        (["--builder", "--auth-token", " "], "auth token is empty"),
+    ]:
+        done = subprocess.run(
+            [sys.executable, "-m", "selectools", "serve", "--port", "0", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,  # on an open server this times out instead of exiting
+        )
+        assert done.returncode == 2
+        assert words in done.stderr
