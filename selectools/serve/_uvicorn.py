@@ -20,7 +20,7 @@ from typing import Any
 __all__ = ["DEFAULT_HEADER_TIMEOUT", "DEFAULT_MAX_CONNECTIONS", "limited_server"]
 
 DEFAULT_HEADER_TIMEOUT = 10.0
-DEFAULT_MAX_CONNECTIONS = 200
+DEFAULT_MAX_CONNECTIONS = 500
 _BUSY = (
     b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n"
     b"connection: close\r\ncontent-length: 35\r\n\r\ntoo many connections; try it again\n"
