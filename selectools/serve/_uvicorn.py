@@ -1,14 +1,16 @@
-"""uvicorn with the two limits it lacks: a deadline for request headers and a connection cap.
+"""uvicorn with the two limits it lacks: a deadline for receiving a request and a connection cap.
 
-uvicorn (0.30-0.54) arms no timer while a request's headers arrive: its keep-alive
-timer starts only after a response and the next byte cancels it, so a client that
-connects and sends nothing, or drips a header a byte at a time, holds its socket
-forever; and ``limit_concurrency`` answers 503 only once a request's headers are
-complete, which a slow client never sends. The protocol class made here (a subclass
-of whichever HTTP protocol uvicorn would pick, h11 or httptools) closes a
-connection whose request headers are not complete ``header_timeout`` seconds after
-its first byte (or after connecting), whatever it drips meanwhile, and answers 503
-and closes a connection over ``max_connections`` as soon as it is accepted.
+uvicorn (0.30-0.54) arms no timer while a request arrives: its keep-alive timer
+starts only after a response and the next byte cancels it, so a client that
+connects and sends nothing, or drips its headers or body a byte at a time, holds
+its socket (and, once the headers are in, a task) forever; and
+``limit_concurrency`` answers 503 only once a request's headers are complete,
+which a slow client never sends. The protocol class made here (a subclass of
+whichever HTTP protocol uvicorn would pick, h11 or httptools) closes a connection
+whose request (headers and body) is not complete ``request_timeout`` seconds
+after its first byte (or after connecting), whatever it drips meanwhile, and
+answers 503 and closes a connection over ``max_connections`` as soon as it is
+accepted. The response may take as long as the run does.
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ import asyncio
 import importlib.util
 from typing import Any
 
-__all__ = ["DEFAULT_HEADER_TIMEOUT", "DEFAULT_MAX_CONNECTIONS", "limited_server"]
+__all__ = ["DEFAULT_MAX_CONNECTIONS", "DEFAULT_REQUEST_TIMEOUT", "limited_server"]
 
-DEFAULT_HEADER_TIMEOUT = 10.0
+DEFAULT_REQUEST_TIMEOUT = 10.0
 DEFAULT_MAX_CONNECTIONS = 500
 _BUSY = (
     b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n"
@@ -28,7 +30,7 @@ _BUSY = (
 
 
 def _protocol_class(
-    header_timeout: float, max_connections: int, http: str
+    request_timeout: float, max_connections: int, http: str
 ) -> type[asyncio.Protocol]:
     if http == "httptools" or (http == "auto" and importlib.util.find_spec("httptools")):
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as base
@@ -36,7 +38,7 @@ def _protocol_class(
         from uvicorn.protocols.http.h11_impl import H11Protocol as base  # type: ignore[assignment]
 
     class LimitedProtocol(base):
-        _header_timer: asyncio.TimerHandle | None = None
+        _request_timer: asyncio.TimerHandle | None = None
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
@@ -44,35 +46,35 @@ def _protocol_class(
                 transport.write(_BUSY)
                 transport.close()
                 return
-            self._arm_header_timer()
+            self._arm()
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
-            if self._awaiting_headers():
-                if self._header_timer is None:
-                    self._arm_header_timer()
-            else:
-                self._disarm_header_timer()
+            if not self._receiving():
+                self._disarm()
+            elif self._request_timer is None:
+                self._arm()
 
         def connection_lost(self, exc: Exception | None) -> None:
-            self._disarm_header_timer()
+            self._disarm()
             super().connection_lost(exc)
 
-        def _awaiting_headers(self) -> bool:
+        def _receiving(self) -> bool:
+            """Between requests, or headers or body still on the way."""
             cycle = self.cycle
-            return cycle is None or bool(cycle.response_complete)
+            return cycle is None or bool(cycle.response_complete) or bool(cycle.more_body)
 
-        def _arm_header_timer(self) -> None:
-            self._header_timer = self.loop.call_later(header_timeout, self._headers_too_slow)
+        def _arm(self) -> None:
+            self._request_timer = self.loop.call_later(request_timeout, self._too_slow)
 
-        def _disarm_header_timer(self) -> None:
-            if self._header_timer is not None:
-                self._header_timer.cancel()
-                self._header_timer = None
+        def _disarm(self) -> None:
+            if self._request_timer is not None:
+                self._request_timer.cancel()
+                self._request_timer = None
 
-        def _headers_too_slow(self) -> None:
-            self._header_timer = None
-            if self._awaiting_headers() and not self.transport.is_closing():
+        def _too_slow(self) -> None:
+            self._request_timer = None
+            if self._receiving() and not self.transport.is_closing():
                 self.transport.close()
 
     return LimitedProtocol
@@ -81,7 +83,7 @@ def _protocol_class(
 def limited_server(
     asgi: Any,
     *,
-    header_timeout: float = DEFAULT_HEADER_TIMEOUT,
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
     max_connections: int = DEFAULT_MAX_CONNECTIONS,
     http: str = "auto",
 ) -> Any:
@@ -92,9 +94,9 @@ def limited_server(
     """
     import uvicorn
 
-    if not header_timeout > 0:
+    if not request_timeout > 0:
         raise ValueError(
-            f"header_timeout must be a positive number of seconds, got {header_timeout!r}"
+            f"request_timeout must be a positive number of seconds, got {request_timeout!r}"
         )
     if max_connections < 1:
         raise ValueError(f"max_connections must be at least 1, got {max_connections!r}")
@@ -103,6 +105,6 @@ def limited_server(
         log_level="warning",
         access_log=False,
         lifespan="off",
-        http=_protocol_class(header_timeout, max_connections, http),
+        http=_protocol_class(request_timeout, max_connections, http),
     )
     return uvicorn.Server(config)

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from ._uvicorn import DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CONNECTIONS, limited_server
+from ._uvicorn import DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT, limited_server
 from .models import DEFAULT_OVERRIDES
 from .router import AgentRouter
 
@@ -102,7 +102,7 @@ class AgentServer:
         cors_origins: Sequence[str] | None = None,
         allowed_hosts: Sequence[str] = (),
         max_body_bytes: int = 1_000_000,
-        header_timeout: float = DEFAULT_HEADER_TIMEOUT,
+        request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
         max_connections: int = DEFAULT_MAX_CONNECTIONS,
     ) -> None:
         from ._starlette_app import build_app
@@ -116,7 +116,7 @@ class AgentServer:
         self.host = host
         self.port = port
         self.auth_required = auth_token is not None
-        self.header_timeout = header_timeout
+        self.request_timeout = request_timeout
         self.max_connections = max_connections
         self.asgi, self._guard = build_app(
             router,
@@ -143,7 +143,7 @@ class AgentServer:
 
     def _uvicorn(self) -> Any:
         return limited_server(
-            self.asgi, header_timeout=self.header_timeout, max_connections=self.max_connections
+            self.asgi, request_timeout=self.request_timeout, max_connections=self.max_connections
         )
 
     def _warn_public(self, host: str) -> None:
@@ -205,14 +205,14 @@ def serve_in_background(
     port: int = 0,
     host: str = "127.0.0.1",
     *,
-    header_timeout: float = DEFAULT_HEADER_TIMEOUT,
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
     max_connections: int = DEFAULT_MAX_CONNECTIONS,
     http: str = "auto",
 ) -> ServerHandle:
     """Any ASGI app (the builder's, for one) on uvicorn in a background thread."""
     sock = _bind(host, port)
     server = limited_server(
-        asgi, header_timeout=header_timeout, max_connections=max_connections, http=http
+        asgi, request_timeout=request_timeout, max_connections=max_connections, http=http
     )
     shown = f"[{host}]" if ":" in host else host
     return _background(server, sock, f"http://{shown}:{sock.getsockname()[1]}", False)
@@ -232,7 +232,7 @@ def create_app(
     max_body_bytes: int = 1_000_000,
     max_prompt_chars: int = 32_000,
     allowed_overrides: frozenset[str] | set[str] = DEFAULT_OVERRIDES,
-    header_timeout: float = DEFAULT_HEADER_TIMEOUT,
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
     max_connections: int = DEFAULT_MAX_CONNECTIONS,
 ) -> AgentServer:
     """Serve ``agent`` over HTTP: ``create_app(agent).serve(port=8000)``.
@@ -244,8 +244,8 @@ def create_app(
     server answers to besides IP addresses, ``localhost`` and ``host`` (other
     names are refused: DNS rebinding); ``session_store`` holds the sessions
     requests name with ``session_id`` (share one Redis store between workers);
-    the two size limits bound a request, ``header_timeout`` drops a client whose
-    request headers take longer, and ``max_connections`` caps open sockets
+    the two size limits bound a request, ``request_timeout`` drops a client whose
+    request (headers and body) takes longer to arrive, and ``max_connections`` caps open sockets
     (``serve()`` only: under your own uvicorn, use its options).
     """
     router = AgentRouter(
@@ -264,6 +264,6 @@ def create_app(
         cors_origins=cors_origins,
         allowed_hosts=allowed_hosts,
         max_body_bytes=max_body_bytes,
-        header_timeout=header_timeout,
+        request_timeout=request_timeout,
         max_connections=max_connections,
     )

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._version import __version__
-from ._uvicorn import DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CONNECTIONS
+from ._uvicorn import DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT
 
 __all__ = ["main"]
 
@@ -110,7 +110,7 @@ def _serve(args: argparse.Namespace) -> int:
             cors_origins=args.cors_origin or None,
             allowed_hosts=args.allowed_host or (),
             session_store=store,
-            header_timeout=args.header_timeout,
+            request_timeout=args.request_timeout,
             max_connections=args.max_connections,
         )
         app.serve()
@@ -136,7 +136,7 @@ def _serve_builder(args: argparse.Namespace) -> int:
             auth_token=token, allowed_hosts=[args.host, *(args.allowed_host or ())]
         )
         server = limited_server(
-            app, header_timeout=args.header_timeout, max_connections=args.max_connections
+            app, request_timeout=args.request_timeout, max_connections=args.max_connections
         )
         sock = _bind(args.host, args.port)
     except (OSError, ValueError) as exc:
@@ -277,10 +277,10 @@ def _parser() -> argparse.ArgumentParser:
         help="a host name the server answers to besides IP addresses and localhost",
     )
     serve.add_argument(
-        "--header-timeout",
+        "--request-timeout",
         type=float,
-        default=DEFAULT_HEADER_TIMEOUT,
-        help="seconds a client has to send its request headers (default %(default)s)",
+        default=DEFAULT_REQUEST_TIMEOUT,
+        help="seconds a client has to send a whole request (default %(default)s)",
     )
     serve.add_argument(
         "--max-connections",

@@ -64,7 +64,7 @@ def limited(request: pytest.FixtureRequest) -> Iterator[ServerHandle]:
         pytest.importorskip("httptools", reason="uvicorn uses h11 without httptools")
     app = create_app(Agent(provider=ScriptedProvider(default="ok")))
     handle = serve_in_background(
-        app.asgi, header_timeout=1.0, max_connections=150, http=request.param
+        app.asgi, request_timeout=1.0, max_connections=150, http=request.param
     )
     try:
         yield handle
@@ -72,7 +72,7 @@ def limited(request: pytest.FixtureRequest) -> Iterator[ServerHandle]:
         handle.stop()
 
 
-def test_slow_header_clients_are_dropped_after_the_header_timeout(limited):
+def test_slow_clients_are_dropped_after_the_request_timeout(limited):
     sockets = []
     try:
         started = time.monotonic()
@@ -89,6 +89,16 @@ def test_slow_header_clients_are_dropped_after_the_header_timeout(limited):
             drip.sendall(b"X")
         silent = socket.create_connection(address(limited), timeout=10)  # sends nothing at all
         sockets.append(silent)
+        # headers complete, then the body drips: the deadline covers the whole request
+        body_drip = socket.create_connection(address(limited), timeout=10)
+        sockets.append(body_drip)
+        body_drip.sendall(
+            b"POST /invoke HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 100\r\n\r\n{"
+        )
+        for _ in range(5):
+            time.sleep(0.2)
+            body_drip.sendall(b" ")
         held = [s for s in sockets if closed_within(s, 20.0) is None]
         elapsed = time.monotonic() - started
         assert held == []
@@ -100,9 +110,9 @@ def test_slow_header_clients_are_dropped_after_the_header_timeout(limited):
             sock.close()
 
 
-def test_a_complete_request_is_not_cut_by_the_header_timeout():
+def test_a_complete_request_is_not_cut_by_the_request_timeout():
     agent = Agent(provider=ScriptedProvider(default="slow answer", latency=2.0))
-    app = create_app(agent, header_timeout=0.5)
+    app = create_app(agent, request_timeout=0.5)
     # keep-alive: the second request reuses the socket
     with app.serve(port=0, background=True) as handle, httpx.Client() as client:
         for _ in range(2):
@@ -112,7 +122,7 @@ def test_a_complete_request_is_not_cut_by_the_header_timeout():
 
 def test_sockets_past_the_connection_limit_are_refused_at_once():
     agent = Agent(provider=ScriptedProvider(default="ok"))
-    app = create_app(agent, header_timeout=60.0, max_connections=20)
+    app = create_app(agent, request_timeout=60.0, max_connections=20)
     with app.serve(port=0, background=True) as handle:
         held = [socket.create_connection(address(handle), timeout=10) for _ in range(20)]
         try:
