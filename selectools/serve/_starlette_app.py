@@ -17,7 +17,6 @@ import asyncio
 import hmac
 import json
 import logging
-import secrets
 import sys
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from importlib import resources
@@ -36,13 +35,23 @@ from ._guard import AttemptLimiter, RequestGuard, frame_ancestors
 from .models import BadRequest
 from .router import AgentRouter, RunFailed
 
-__all__ = ["build_app", "create_builder_app", "error_response", "static_text"]
+__all__ = [
+    "SECURITY_HEADERS",
+    "STATIC_TYPES",
+    "bearer_token",
+    "build_app",
+    "client_address",
+    "error_response",
+    "read_json",
+    "static_text",
+    "too_many_attempts",
+]
 
 log = logging.getLogger("selectools.serve")
 T = TypeVar("T")
 
-_STATIC_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
-_SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"}
+STATIC_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
+SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"}
 #: JSON bodies nest no deeper than this (the API's own shapes need 3 levels)
 MAX_JSON_DEPTH = 32
 
@@ -54,11 +63,11 @@ def static_text(name: str) -> str:
 
 def error_response(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse(
-        {"error": {"code": code, "message": message}}, status_code=status, headers=_SECURITY_HEADERS
+        {"error": {"code": code, "message": message}}, status_code=status, headers=SECURITY_HEADERS
     )
 
 
-def _client(request: Request) -> str:
+def client_address(request: Request) -> str:
     return request.client.host if request.client else "?"
 
 
@@ -72,11 +81,11 @@ def too_many_attempts(seconds: float) -> JSONResponse:
             }
         },
         status_code=429,
-        headers={"Retry-After": str(wait), **_SECURITY_HEADERS},
+        headers={"Retry-After": str(wait), **SECURITY_HEADERS},
     )
 
 
-def _bearer(request: Request) -> str | None:
+def bearer_token(request: Request) -> str | None:
     scheme, _, given = request.headers.get("authorization", "").partition(" ")
     return given.strip() if scheme.lower() == "bearer" and given.strip() else None
 
@@ -91,13 +100,13 @@ class _Auth:
     def denied(self, request: Request) -> JSONResponse | None:
         if self._token is None:
             return None
-        given = _bearer(request)
+        given = bearer_token(request)
         if given is not None:
-            if (wait := self._limiter.wait_seconds(_client(request))) > 0:
+            if (wait := self._limiter.wait_seconds(client_address(request))) > 0:
                 return too_many_attempts(wait)
             if hmac.compare_digest(given.encode(), self._token):
                 return None
-            self._limiter.failed(_client(request))
+            self._limiter.failed(client_address(request))
         return JSONResponse(
             {
                 "error": {
@@ -106,11 +115,11 @@ class _Auth:
                 }
             },
             status_code=401,
-            headers={"WWW-Authenticate": 'Bearer realm="selectools"', **_SECURITY_HEADERS},
+            headers={"WWW-Authenticate": 'Bearer realm="selectools"', **SECURITY_HEADERS},
         )
 
 
-async def _read_json(request: Request, max_body_bytes: int) -> Any:
+async def read_json(request: Request, max_body_bytes: int) -> Any:
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > max_body_bytes:
         raise BadRequest(
@@ -227,7 +236,7 @@ def build_app(
         if (denied := auth.denied(request)) is not None:
             return denied
         try:
-            parsed = router.parse(await _read_json(request, max_body_bytes))
+            parsed = router.parse(await read_json(request, max_body_bytes))
             router.agent_for(parsed)  # bad overrides fail here, before the run
         except BadRequest as exc:
             return error_response(exc.status, exc.code, str(exc))
@@ -237,13 +246,13 @@ def build_app(
             return error_response(502, "run_failed", exc.public_message)
         if response is None:  # nobody is listening any more
             return Response(status_code=499)
-        return JSONResponse(response, headers=_SECURITY_HEADERS)
+        return JSONResponse(response, headers=SECURITY_HEADERS)
 
     async def stream(request: Request) -> Response:
         if (denied := auth.denied(request)) is not None:
             return denied
         try:
-            parsed = router.parse(await _read_json(request, max_body_bytes))
+            parsed = router.parse(await read_json(request, max_body_bytes))
             router.agent_for(parsed)  # bad overrides fail here, before the stream starts
         except BadRequest as exc:
             return error_response(exc.status, exc.code, str(exc))
@@ -252,17 +261,17 @@ def build_app(
             async for data in router.astream_events(parsed):
                 yield {"data": data}
 
-        return EventSourceResponse(events(), headers=_SECURITY_HEADERS, sep="\n", ping=15)
+        return EventSourceResponse(events(), headers=SECURITY_HEADERS, sep="\n", ping=15)
 
     async def health(request: Request) -> Response:
         if (denied := auth.denied(request)) is not None:
             return denied
-        return JSONResponse(router.handle_health(), headers=_SECURITY_HEADERS)
+        return JSONResponse(router.handle_health(), headers=SECURITY_HEADERS)
 
     async def schema(request: Request) -> Response:
         if (denied := auth.denied(request)) is not None:
             return denied
-        return JSONResponse(router.handle_schema(), headers=_SECURITY_HEADERS)
+        return JSONResponse(router.handle_schema(), headers=SECURITY_HEADERS)
 
     playground_html = (
         static_text("playground.html")
@@ -275,7 +284,7 @@ def build_app(
             playground_html,
             media_type="text/html",
             headers={
-                **_SECURITY_HEADERS,
+                **SECURITY_HEADERS,
                 "Content-Security-Policy": "default-src 'self'; connect-src 'self'; "
                 f"img-src 'self' data:; {frame_ancestors(origins)}",
             },
@@ -287,7 +296,7 @@ def build_app(
             return error_response(404, "not_found", f"no asset {name!r}")
         suffix = name[name.rfind(".") :]
         return Response(
-            static_text(name), media_type=_STATIC_TYPES[suffix], headers=_SECURITY_HEADERS
+            static_text(name), media_type=STATIC_TYPES[suffix], headers=SECURITY_HEADERS
         )
 
     async def root(request: Request) -> Response:
@@ -338,183 +347,3 @@ def build_app(
     )
     guard = RequestGuard(app, allowed_hosts=allowed_hosts, allowed_origins=origins)
     return guard, guard
-
-
-def create_builder_app(
-    provider: Any = None, auth_token: str | None = None, allowed_hosts: Sequence[str] = ()
-) -> Any:
-    """The visual builder as an ASGI app (``uvicorn ... --factory``).
-
-    ``provider`` runs the workflows' agents (default: the first provider with a
-    key in the environment, else the offline one). Every builder route needs a
-    sign-in, always: ``auth_token`` (default: the ``BUILDER_AUTH_TOKEN`` variable,
-    then ``~/.selectools/auth_token``, else one made for this process and printed
-    once) is traded at ``/login`` or with ``/?token=...`` for a signed cookie.
-    The token is ``app.state.auth_token``; wrong tokens are rate-limited per
-    client address. ``allowed_hosts`` as for :func:`~selectools.serve.create_app`.
-    """
-    from .builder import (
-        COOKIE,
-        SESSION_SECONDS,
-        builder_token,
-        plan_chain,
-        run_workflow_events,
-        sign_session,
-        valid_session,
-    )
-
-    token = builder_token(auth_token)
-    if token is None:
-        token = secrets.token_urlsafe(32)
-        print(
-            "selectools builder: no auth token configured (--auth-token, BUILDER_AUTH_TOKEN or "
-            f"~/.selectools/auth_token), so this process made one; sign in with /?token={token}",
-            file=sys.stderr,
-            flush=True,
-        )
-    limiter = AttemptLimiter()
-    if provider is None:
-        from ..templates import make_provider
-
-        provider = make_provider("auto")
-    provider_name = str(getattr(provider, "name", type(provider).__name__))
-    page = static_text("builder.html").replace("{{PROVIDER}}", provider_name)
-    csp = {
-        **_SECURITY_HEADERS,
-        "Content-Security-Policy": f"default-src 'self'; img-src 'self' data:; {frame_ancestors()}",
-    }
-
-    def token_matches(request: Request, given: str) -> bool | JSONResponse:
-        """A wrong guess counts against the client's address; over the limit nothing is checked."""
-        if (wait := limiter.wait_seconds(_client(request))) > 0:
-            return too_many_attempts(wait)
-        if hmac.compare_digest(given.encode(), token.encode()):
-            return True
-        limiter.failed(_client(request))
-        return False
-
-    def signed_in(request: Request) -> bool | JSONResponse:
-        if valid_session(token, request.cookies.get(COOKIE)):
-            return True
-        given = _bearer(request)
-        return False if given is None else token_matches(request, given)
-
-    def denied(request: Request) -> Response | None:
-        verdict = signed_in(request)
-        if isinstance(verdict, Response):
-            return verdict
-        return None if verdict else error_response(401, "unauthorized", "sign in at /login first")
-
-    def with_session(response: Response) -> Response:
-        response.set_cookie(
-            COOKIE, sign_session(token), max_age=SESSION_SECONDS, httponly=True, samesite="strict"
-        )
-        return response
-
-    def token_in_url(request: Request) -> Response | None:
-        """``?token=...``: sign in and drop the token from the address bar; None if absent."""
-        given = request.query_params.get("token")
-        if given is None:
-            return None
-        verdict = token_matches(request, given)
-        if isinstance(verdict, Response):
-            return verdict
-        if not verdict:
-            return RedirectResponse("/login", status_code=303)
-        return with_session(RedirectResponse("/builder", status_code=303))
-
-    async def builder(request: Request) -> Response:
-        if (signed := token_in_url(request)) is not None:
-            return signed
-        verdict = signed_in(request)
-        if isinstance(verdict, Response):
-            return verdict
-        if not verdict:
-            return RedirectResponse("/login", status_code=303)
-        return Response(page, media_type="text/html", headers=csp)
-
-    async def asset(request: Request) -> Response:
-        name = request.path_params["name"]
-        public = {"login.js", "builder.css"}
-        if name not in {"builder.js", *public}:
-            return error_response(404, "not_found", f"no asset {name!r}")
-        if name not in public and (refused := denied(request)) is not None:
-            return refused
-        suffix = name[name.rfind(".") :]
-        return Response(
-            static_text(name), media_type=_STATIC_TYPES[suffix], headers=_SECURITY_HEADERS
-        )
-
-    async def login_page(request: Request) -> Response:
-        if (signed := token_in_url(request)) is not None:
-            return signed
-        return Response(static_text("login.html"), media_type="text/html", headers=csp)
-
-    async def login(request: Request) -> Response:
-        try:
-            body = await _read_json(request, 10_000)
-        except BadRequest as exc:
-            return error_response(exc.status, exc.code, str(exc))
-        given = body.get("token") if isinstance(body, dict) else None
-        if not isinstance(given, str):
-            return error_response(400, "invalid_body", 'send {"token": "..."}')
-        verdict = token_matches(request, given)
-        if isinstance(verdict, Response):
-            return verdict
-        if not verdict:
-            return error_response(401, "unauthorized", "that token is not right")
-        return with_session(JSONResponse({"ok": True}, headers=_SECURITY_HEADERS))
-
-    async def run(request: Request) -> Response:
-        if (refused := denied(request)) is not None:
-            return refused
-        try:
-            body = await _read_json(request, 200_000)
-            if not isinstance(body, dict):
-                raise BadRequest('send {"workflow": {...}, "prompt": "..."}', code="invalid_body")
-            prompt = body.get("prompt")
-            if not isinstance(prompt, str) or not prompt.strip():
-                raise BadRequest('"prompt" must be a non-empty string', code="invalid_prompt")
-            chain = plan_chain(body.get("workflow"))
-        except BadRequest as exc:
-            return error_response(exc.status, exc.code, str(exc))
-
-        async def events() -> AsyncIterator[dict[str, str]]:
-            async for data in run_workflow_events(chain, prompt, provider):
-                yield {"data": data}
-
-        return EventSourceResponse(events(), headers=_SECURITY_HEADERS, sep="\n", ping=15)
-
-    async def info(request: Request) -> Response:
-        if (refused := denied(request)) is not None:
-            return refused
-        return JSONResponse({"provider": provider_name, "auth": True})
-
-    async def root(request: Request) -> Response:
-        if (signed := token_in_url(request)) is not None:
-            return signed
-        return RedirectResponse("/builder", status_code=307)
-
-    routes = [
-        Route("/", root, methods=["GET"]),
-        Route("/builder", builder, methods=["GET"]),
-        Route("/builder/info", info, methods=["GET"]),
-        Route("/builder/run", run, methods=["POST"]),
-        Route("/builder/static/{name}", asset, methods=["GET"]),
-        Route("/login", login_page, methods=["GET"]),
-        Route("/login", login, methods=["POST"]),
-    ]
-
-    async def http_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, HTTPException)
-        return error_response(exc.status_code, "http_error", f"{exc.detail}: {request.url.path}")
-
-    async def server_error(request: Request, exc: Exception) -> Response:
-        log.exception("selectools builder: unexpected error", exc_info=exc)
-        return error_response(500, "internal_error", "the server failed; details are in its log")
-
-    app = Starlette(
-        routes=routes, exception_handlers={HTTPException: http_error, Exception: server_error}
-    )
-    app.state.auth_token = token
-    return RequestGuard(app, allowed_hosts=allowed_hosts)

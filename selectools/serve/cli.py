@@ -124,7 +124,7 @@ def _serve(args: argparse.Namespace) -> int:
 def _serve_builder(args: argparse.Namespace) -> int:
     import secrets
 
-    from ._starlette_app import create_builder_app
+    from ._builder_app import create_builder_app
     from ._uvicorn import limited_server
     from .app import _bind
     from .builder import builder_token

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from selectools.serve._starlette_app import create_builder_app
+from selectools.serve._builder_app import create_builder_app
 from selectools.serve.app import serve_in_background
 from selectools.testing import ScriptedProvider
 

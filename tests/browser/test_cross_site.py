@@ -20,7 +20,7 @@ import pytest
 
 from selectools import Agent, tool
 from selectools.serve import create_app
-from selectools.serve._starlette_app import create_builder_app
+from selectools.serve._builder_app import create_builder_app
 from selectools.serve.app import serve_in_background
 from selectools.testing import ScriptedProvider, tool_call
 
