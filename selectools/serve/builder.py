@@ -108,13 +108,12 @@ def plan_chain(workflow: Any) -> list[dict[str, Any]]:
         )
     outgoing: dict[str, list[str]] = {}
     for edge in edges:
-        if (
-            not isinstance(edge, dict)
-            or edge.get("from") not in by_id
-            or edge.get("to") not in by_id
-        ):
+        ends = (edge.get("from"), edge.get("to")) if isinstance(edge, dict) else (None, None)
+        if not all(isinstance(end, str) and end in by_id for end in ends):
+            shown = repr(edge)
+            shown = shown if len(shown) <= 80 else shown[:77] + "..."
             raise BadRequest(
-                f"edge {edge!r} does not join two nodes of the workflow", code="invalid_workflow"
+                f"edge {shown} does not join two nodes of the workflow", code="invalid_workflow"
             )
         outgoing.setdefault(edge["from"], []).append(edge["to"])
     if any(len(targets) > 1 for targets in outgoing.values()):

@@ -310,3 +310,28 @@ def test_the_cli_prints_a_login_url(tmp_path, configured):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        (b'{"prompt": "x", "workflow": ' + b"[" * 50_000 + b"]" * 50_000 + b"}", "too_deep"),
+        (b'{"prompt": "x", "workflow": ' + b"9" * 5000 + b"}", "invalid_json"),
+        (b'{"prompt": "x", "workflow": NaN}', "invalid_json"),
+        (json.dumps({"prompt": "x", "workflow": {
+            "nodes": [{"id": "start", "type": "start"}, {"id": "end", "type": "end"}],
+            "edges": [{"from": [], "to": "end"}]}}).encode(), "invalid_workflow"),
+        (json.dumps({"prompt": "x", "workflow": {
+            "nodes": [{"id": "start", "type": ["start"]}, {"id": "end", "type": "end"}],
+            "edges": []}}).encode(), "invalid_workflow"),
+        (json.dumps({"prompt": "x", "workflow": {
+            "nodes": [{"id": "start", "type": "start"}, {"id": "end", "type": "end"}],
+            "edges": [{"from": {"a": 1}, "to": "end"}]}}).encode(), "invalid_workflow"),
+    ],
+)  # fmt: skip
+def test_hostile_workflow_bodies_get_a_4xx(builder, body, code):
+    r = builder.client.post(
+        f"{builder.url}/builder/run", content=body, headers={"Content-Type": "application/json"}
+    )
+    assert r.status_code == 400, r.text
+    assert r.json()["error"]["code"] == code
