@@ -142,6 +142,8 @@ async def read_json(request: Request, max_body_bytes: int) -> Any:
         value = json.loads(body, parse_constant=_no_constant)
     except RecursionError:
         raise _too_deep() from None
+    except BadRequest:  # NaN or Infinity (also a ValueError)
+        raise
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         message = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
         raise BadRequest(
@@ -226,8 +228,8 @@ def build_app(
     cors_origins: Sequence[str] | None = None,
     allowed_hosts: Sequence[str] = (),
     max_body_bytes: int = 1_000_000,
-) -> tuple[Any, RequestGuard]:
-    """The ASGI app serving ``router``'s agent, and its guard (to add the bound host)."""
+) -> RequestGuard:
+    """The ASGI app serving ``router``'s agent: its guard, in front of the routes."""
     auth = _Auth(auth_token, AttemptLimiter())
     prefix = router.prefix
     origins = list(cors_origins or ())
@@ -345,5 +347,4 @@ def build_app(
         middleware=middleware,
         exception_handlers={HTTPException: http_error, Exception: server_error},
     )
-    guard = RequestGuard(app, allowed_hosts=allowed_hosts, allowed_origins=origins)
-    return guard, guard
+    return RequestGuard(app, allowed_hosts=allowed_hosts, allowed_origins=origins)

@@ -118,7 +118,7 @@ class AgentServer:
         self.auth_required = auth_token is not None
         self.request_timeout = request_timeout
         self.max_connections = max_connections
-        self.asgi, self._guard = build_app(
+        self.asgi = build_app(
             router,
             auth_token=auth_token,
             cors_origins=cors_origins,
@@ -166,7 +166,7 @@ class AgentServer:
         """
         host = self.host if host is None else host
         sock = _bind(host, self.port if port is None else port)
-        self._guard.allow_host(host)
+        self.asgi.allow_host(host)
         actual = sock.getsockname()[1]
         shown = f"[{host}]" if ":" in host else host
         self._warn_public(host)

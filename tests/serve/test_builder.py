@@ -335,3 +335,5 @@ def test_hostile_workflow_bodies_get_a_4xx(builder, body, code):
     )
     assert r.status_code == 400, r.text
     assert r.json()["error"]["code"] == code
+    if b"NaN" in body:
+        assert "NaN is not a JSON number" in r.json()["error"]["message"]
