@@ -3,7 +3,8 @@
 A store holds documents with their vectors and finds the nearest ones by
 cosine similarity (scores in [-1, 1], higher is closer). ``add_documents``
 embeds with the store's embedder unless you pass ``embeddings``; ``search``
-takes a query string (embedded with the store's embedder) or a ready vector,
+takes a query string (embedded with the store's embedder) or a ready vector
+(positionally, or as ``query_embedding=`` as the RAG page names it),
 ``top_k`` and a metadata ``filter`` (``{"key": value}`` matches equal values,
 ``{"key": [a, b]}`` any of them; all keys must match). Subclasses implement the
 storage primitives ``_add``, ``_search``, ``_delete``, ``_clear``,
@@ -149,13 +150,30 @@ class VectorStore(ABC):
 
     def search(
         self,
-        query: str | Sequence[float],
+        query: str | Sequence[float] | None = None,
         top_k: int = 5,
         filter: Mapping[str, Any] | None = None,
+        *,
+        query_embedding: Sequence[float] | None = None,
     ) -> SearchResults:
-        """The ``top_k`` documents closest to ``query`` (text or vector), best first."""
+        """The ``top_k`` documents closest to ``query`` (text or vector), best first.
+
+        ``query_embedding=`` is the RAG page's name for a ready vector; pass one
+        of ``query`` and ``query_embedding``.
+        """
         import numpy
 
+        if query_embedding is not None:
+            if query is not None:
+                raise TypeError("search: pass query or query_embedding, not both")
+            if isinstance(query_embedding, (str, bytes)):
+                raise TypeError(
+                    "search: query_embedding takes a vector (a list of floats); "
+                    "pass text as query=... and the store's embedder embeds it"
+                )
+            query = query_embedding
+        elif query is None:
+            raise TypeError("search needs query text or a query_embedding vector")
         if top_k < 1:
             raise ValueError(f"top_k must be >= 1, got {top_k}")
         filt = _check_filter(filter)
