@@ -57,10 +57,8 @@ class ProgressBar:
             self.stream.flush()
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m selectools.evals", description="Run selectools eval datasets."
-    )
+def _parser(prog: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description="Run selectools eval datasets.")
     commands = parser.add_subparsers(dest="command", required=True)
     for name, text in (("run", "run a dataset"), ("compare", "run and compare with a baseline")):
         cmd = commands.add_parser(name, help=text)
@@ -172,8 +170,9 @@ def _run(suite: Any, args: argparse.Namespace, err: TextIO) -> Any:
     return report
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+def main(argv: list[str] | None = None, prog: str = "python -m selectools.evals") -> int:
+    """The eval command line (``python -m selectools.evals`` and ``selectools eval``)."""
+    args = _parser(prog).parse_args(argv)
     out, err = sys.stdout, sys.stderr
     if args.update_snapshots and not args.snapshots:
         err.write("error: --update-snapshots needs --snapshots DIR\n")

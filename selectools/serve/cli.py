@@ -1,11 +1,13 @@
-"""The ``selectools`` command: ``serve``, ``doctor`` and ``templates``.
+"""The ``selectools`` command: ``serve``, ``doctor``, ``templates``, ``eval`` and ``view``.
 
 ``selectools serve <config.yaml|template>`` serves an agent from a YAML config
 or a built-in template (provider picked from the environment, the offline
 ``local`` provider when no key is set); ``selectools doctor`` reports what is
 installed, which API keys are set (never their values) and whether the providers
-answer; ``selectools templates`` lists the built-in templates. Errors print one
-line naming what was wrong and exit with status 2.
+answer; ``selectools templates`` lists the built-in templates; ``selectools eval
+run|compare`` is ``python -m selectools.evals``; ``selectools view FILE`` writes a
+saved trace or eval report as a self-contained page and opens it in the browser.
+Errors print one line naming what was wrong and exit with status 2.
 """
 
 from __future__ import annotations
@@ -242,6 +244,33 @@ def _templates(args: argparse.Namespace) -> int:
     return 0
 
 
+def _view(args: argparse.Namespace) -> int:
+    import tempfile
+    import webbrowser
+    from pathlib import Path
+
+    from .._view.page import SavedFileError, page_for_file
+    from ..evals.report import atomic_write_text  # TODO(merge): .._storage
+
+    source = Path(args.file)
+    try:
+        kind, page = page_for_file(source)
+    except FileNotFoundError:
+        raise CliError(f"no such file: {source}") from None
+    except SavedFileError as exc:
+        raise CliError(str(exc)) from None
+    if args.output:
+        target = Path(args.output)
+    else:
+        target = Path(tempfile.gettempdir()) / f"selectools-view-{source.stem}.html"
+    atomic_write_text(target, page)
+    url = target.resolve().as_uri()
+    print(f"{kind} page: {url}")
+    if not args.no_browser and not webbrowser.open(url):
+        print("(no browser could be opened: open the page above yourself)", file=sys.stderr)
+    return 0
+
+
 # -- entry point -------------------------------------------------------------------------
 
 
@@ -296,12 +325,29 @@ def _parser() -> argparse.ArgumentParser:
 
     templates = commands.add_parser("templates", help="list the built-in templates")
     templates.set_defaults(run=_templates)
+
+    commands.add_parser(
+        "eval",
+        help="run an eval dataset or compare it with a baseline (selectools eval run --help)",
+        add_help=False,
+    )
+
+    view = commands.add_parser("view", help="open a saved trace or eval report in the browser")
+    view.add_argument("file", help="a trace_to_json(...) file or an EvalReport.to_json(...) file")
+    view.add_argument("--output", "-o", help="where to write the page (default: a temp file)")
+    view.add_argument("--no-browser", action="store_true", help="write the page, do not open it")
+    view.set_defaults(run=_view)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["eval"]:  # the eval command line is the evals package's own
+        from ..evals.cli import main as eval_main
+
+        return eval_main(arguments[1:], prog="selectools eval")
     parser = _parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
     try:
         return int(args.run(args))
     except CliError as exc:
