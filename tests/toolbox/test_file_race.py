@@ -104,7 +104,7 @@ def test_reads_never_follow_a_swapped_in_symlink(tree: tuple[Path, Path]) -> Non
         f"{ROUNDS} reads during {swaps[0]} swaps: {len(reads)} read inside, "
         f"{refused} refused, {escapes} escapes (all tools)"
     )
-    assert swaps[0] > 100, "the race did not run: the test proves nothing"
+    assert swaps[0] > 20, "the race did not run: the test proves nothing"
     assert reads, "no read succeeded: the test proves nothing"
     assert escapes == 0
 
