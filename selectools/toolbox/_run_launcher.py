@@ -6,17 +6,19 @@ parent. It runs with the scrubbed environment the parent gave it, then:
 
 1. ``unshare`` a PID and a mount namespace (plus a user namespace when not
    root, which is what lets an ordinary user create the other two);
-2. forks: the child is PID 1 of the new namespace. When PID 1 exits or is
-   killed, the kernel kills every process left in the namespace, ``setsid``
-   or not, so nothing the code starts outlives it. The child also dies with
-   the launcher (``PR_SET_PDEATHSIG``), which is what the parent kills on a timeout;
-3. the child mounts a fresh ``/proc``: it lists only the namespace's own
+2. forks: the child is PID 1 (init) of the new namespace. When init exits or
+   is killed, the kernel kills every process left in the namespace, ``setsid``
+   or not, so nothing the code starts outlives it. Init dies with the launcher
+   (``PR_SET_PDEATHSIG``), which is what the parent kills on a timeout, and
+   exits as soon as the code (PID 2, forked by init) exits;
+3. init mounts a fresh ``/proc``: it lists only the namespace's own
    processes, so ``/proc/<ppid>/environ`` and every other process's
    environment or memory are out of reach (ptrace too: their PIDs do not exist here);
-4. the child joins the pids cgroup the parent prepared (root only), sets the
+4. init joins the pids cgroup the parent prepared (root only), sets the
    resource limits, drops every capability for good (empty bounding set,
-   ``SECBIT_NOROOT`` locked, ``no_new_privs``) so it can neither unmount
-   that ``/proc`` nor bypass file permissions, then execs ``python -I -c CODE``.
+   ``SECBIT_NOROOT`` locked, ``no_new_privs``) so nothing in the namespace can
+   unmount that ``/proc`` or bypass file permissions, then forks the code:
+   ``python -I -c CODE``. The code's wait status comes back through a pipe.
 
 If a namespace cannot be created it exits with :data:`UNAVAILABLE` and a reason
 on stderr: the parent refuses to run the code rather than run it unconfined.
@@ -85,8 +87,14 @@ def _drop_privileges() -> None:
     _check(_libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "setting no_new_privs")
 
 
-def _become_init(config: dict) -> None:
-    """PID 1 of the new namespace: fresh /proc, limits, no privileges, then exec the code."""
+def _become_init(config: dict, status_fd: int) -> None:
+    """PID 1 of the new namespace: fresh /proc, limits, no privileges; runs the code as PID 2.
+
+    The code is not PID 1 itself so that signals work for it as anywhere else
+    (PID 1 ignores the ones it has no handler for). This init reaps orphans,
+    and when the code exits it reports the code's wait status and exits: the
+    kernel then kills whatever the code left behind.
+    """
     parent = os.getppid()
     _check(_libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "setting the death signal")
     if os.getppid() != parent:  # the launcher died before the death signal was armed
@@ -102,26 +110,42 @@ def _become_init(config: dict) -> None:
         resource.setrlimit(getattr(resource, name), (value, value))
     _drop_privileges()
     os.chdir(config["cwd"])
-    os.execve(config["python"], [config["python"], "-I", "-c", config["code"]], config["env"])
+    code = os.fork()
+    if code == 0:
+        os.close(status_fd)
+        python = config["python"]
+        os.execve(python, [python, "-I", "-c", config["code"]], config["env"])
+    os.close(0)
+    while True:
+        pid, status = os.wait()
+        if pid == code:
+            os.write(status_fd, str(status).encode())
+            os._exit(0)
 
 
 def main() -> None:
     config = json.loads(sys.argv[1])
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # passing a signal on must not dump core
     _enter_namespaces()
-    child = os.fork()
-    if child == 0:
+    status_r, status_w = os.pipe()
+    init = os.fork()
+    if init == 0:
+        os.close(status_r)
         try:
-            _become_init(config)
+            _become_init(config, status_w)
         except BaseException as exc:  # whatever it was, the code must not run
             _fail(f"preparing the sandbox failed: {exc}")
+    os.close(status_w)
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)  # only SIGKILL from the parent ends the launcher
-    _, status = os.waitpid(child, 0)
-    code = os.waitstatus_to_exitcode(status)
+    _, status = os.waitpid(init, 0)
+    reported = os.read(status_r, 64)
+    code = os.waitstatus_to_exitcode(int(reported) if reported else status)
     if code < 0:  # pass the signal on, so the parent sees the same cause
-        signal.signal(-code, signal.SIG_DFL)
+        if -code not in (signal.SIGKILL, signal.SIGSTOP):
+            signal.signal(-code, signal.SIG_DFL)
         os.kill(os.getpid(), -code)
-    sys.stdout.flush()
+        os._exit(128 - code)  # a signal whose default is not to terminate
     os._exit(code)
 
 

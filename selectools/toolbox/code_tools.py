@@ -5,7 +5,8 @@ The code runs in a child interpreter (``python -I``: no user site, no
 ``PYTHON*`` variables), started through a small launcher (``_run_launcher.py``)
 that gives it:
 
-* its own PID and mount namespaces with a fresh ``/proc``: the code sees only
+* its own PID and mount namespaces with a fresh ``/proc`` (the code is PID 2;
+  a small init, PID 1, reaps and reports its exit): the code sees only
   its own processes, so it cannot read ``/proc/<ppid>/environ`` (the
   environment the parent started with, API keys included), another process's
   memory, or ptrace anything outside. A scrubbed environment (``PATH``,
@@ -93,7 +94,7 @@ class PythonSandbox:
             "RLIMIT_FSIZE": self.max_file_mb * 1024 * 1024,
             "RLIMIT_NOFILE": 64,
             "RLIMIT_CORE": 0,
-            "RLIMIT_NPROC": self.max_processes,
+            "RLIMIT_NPROC": self.max_processes + 1,  # + the namespace's init
         }
 
     def run(self, code: str) -> tuple[int, str, str]:
@@ -104,7 +105,7 @@ class PythonSandbox:
             )
         with (
             tempfile.TemporaryDirectory(prefix="selectools-run-") as workdir,
-            _pids_cgroup(self.max_processes) as cgroup,
+            _pids_cgroup(self.max_processes + 1) as cgroup,
         ):
             env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": workdir}
             config = {
