@@ -16,7 +16,9 @@ Refused with :class:`PathEscapeError`: ``..`` leaving the root, absolute paths
 elsewhere, symlinks that point outside, percent-encoded or backslash traversal,
 NUL bytes. Not covered: a directory *moved* out of the root by another process
 while a call is inside it (the descriptor follows the directory); the root
-itself is trusted. ``root=None`` turns confinement off (paths are then the
+itself is trusted. Where there is no ``openat`` (Windows) the same walk runs
+on path strings: the same rules, without the guarantee against a racing swap.
+``root=None`` turns confinement off (paths are then the
 user's own: relative to the working directory, absolute allowed).
 
 Writes are atomic (temp file, fsync, rename), so a crash never leaves half a file.
@@ -37,8 +39,16 @@ from ._errors import PathEscapeError, ReadOnlyError, ToolboxError
 
 __all__ = ["FileSandbox", "Located"]
 
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC
-_FILE_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC | os.O_NONBLOCK
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _CLOEXEC
+_FILE_FLAGS = os.O_RDONLY | _NOFOLLOW | _CLOEXEC | getattr(os, "O_NONBLOCK", 0)
+#: Walk by descriptor where the platform has openat and friends (Linux, macOS, BSD).
+#: Elsewhere (Windows) the same walk runs on path strings: still confined, but
+#: without the guarantee against a swap racing the walk.
+BY_DESCRIPTOR = {os.open, os.stat, os.mkdir, os.readlink, os.unlink, os.rename} <= set(
+    os.supports_dir_fd
+) and hasattr(os, "fwalk")
 _MAX_SYMLINKS = 40
 _MAX_RETRIES = 100  # a component that keeps changing under the walk
 
@@ -52,16 +62,51 @@ def _within(path: str, root: str) -> bool:
 
 
 @dataclass(frozen=True)
+class Dir:
+    """A directory reached by the walk: an open descriptor, or (without openat) its path."""
+
+    fd: int | None
+    path: str
+
+    @classmethod
+    def open(cls, path: str, name: str | None = None, parent: Dir | None = None) -> Dir:
+        """The directory ``name`` inside ``parent`` (or at ``path``), never through a symlink."""
+        if not BY_DESCRIPTOR:
+            full = path if parent is None or name is None else os.path.join(parent.path, name)
+            if parent is not None and os.path.islink(full):
+                raise OSError(errno.ELOOP, "a symlink", full)
+            if not os.path.isdir(full):
+                raise OSError(errno.ENOTDIR if os.path.exists(full) else errno.ENOENT, "", full)
+            return cls(None, full)
+        if parent is None or name is None:
+            return cls(os.open(path, _DIR_FLAGS & ~_NOFOLLOW), path)
+        return cls(os.open(name, _DIR_FLAGS, dir_fd=parent.fd), os.path.join(parent.path, name))
+
+    def at(self, name: str) -> tuple[str, int | None]:
+        """``(path, dir_fd)`` arguments that name ``name`` inside this directory."""
+        if self.fd is None:
+            return os.path.join(self.path, name), None
+        return name, self.fd
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+
+
+@dataclass(frozen=True)
 class Located:
-    """Where a walk ended: ``name`` inside the open directory ``dir_fd``.
+    """Where a walk ended: ``name`` inside the directory ``parent``.
 
     ``display`` is the path from the root, as the tools print it; ``name`` is
     ``"."`` when the path is the root itself, and may not exist yet.
     """
 
-    dir_fd: int
+    parent: Dir
     name: str
     display: str
+
+    def at(self) -> tuple[str, int | None]:
+        return self.parent.at(self.name)
 
 
 @dataclass(frozen=True)
@@ -129,6 +174,8 @@ class FileSandbox:
             if ".." in _segments(path):
                 reason = "'..' leaves the root"
             raise PathEscapeError(path, root, reason)
+        if os.sep != "/":
+            path = path.replace(os.sep, "/")
         parts = path.split("/")
         depth = 0
         for part in parts:  # a lexical '..' above the root is refused before any I/O
@@ -147,7 +194,7 @@ class FileSandbox:
         """
         root = self.root_path()
         todo = self._components(path, root)
-        stack: list[tuple[int, str]] = [(os.open(root, _DIR_FLAGS & ~os.O_NOFOLLOW), "")]
+        stack: list[tuple[Dir, str]] = [(Dir.open(root), "")]
         hops = retries = 0
         try:
             while todo:
@@ -156,17 +203,18 @@ class FileSandbox:
                     continue
                 if part == "..":
                     if len(stack) > 1:
-                        os.close(stack.pop()[0])
+                        stack.pop()[0].close()
                     elif self.confined:
                         reason = "a symlink on the path points outside the root"
                         raise PathEscapeError(
                             path, root, reason if hops else "'..' leaves the root"
                         )
                     continue
-                dir_fd = stack[-1][0]
+                here = stack[-1][0]
+                name, dir_fd = here.at(part)
                 last = not any(p not in ("", ".") for p in todo)
                 try:
-                    info = os.stat(part, dir_fd=dir_fd, follow_symlinks=False)
+                    info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
                 except FileNotFoundError:
                     if last:
                         todo.insert(0, part)
@@ -177,7 +225,7 @@ class FileSandbox:
                         ) from None
                     with contextlib.suppress(FileExistsError):
                         self._check_writable(path)
-                        os.mkdir(part, 0o777, dir_fd=dir_fd)
+                        os.mkdir(name, 0o777, dir_fd=dir_fd)
                     todo.insert(0, part)
                     continue
                 if stat.S_ISLNK(info.st_mode):
@@ -185,7 +233,7 @@ class FileSandbox:
                     if hops > _MAX_SYMLINKS:
                         raise PathEscapeError(path, root, "too many symlinks on the path")
                     try:
-                        target = os.readlink(part, dir_fd=dir_fd)
+                        target = os.readlink(name, dir_fd=dir_fd)
                     except OSError:  # swapped back since the stat: look again
                         retries = self._retry(retries, path, root)
                         todo.insert(0, part)
@@ -195,8 +243,8 @@ class FileSandbox:
                             raise PathEscapeError(
                                 path, root, "a symlink on the path points outside the root"
                             )
-                        for fd, _ in stack[1:]:
-                            os.close(fd)
+                        for opened, _ in stack[1:]:
+                            opened.close()
                         del stack[1:]
                         target = os.path.relpath(os.path.normpath(target), root)
                     todo[:0] = target.split("/")
@@ -205,7 +253,7 @@ class FileSandbox:
                     todo.insert(0, part)
                     break
                 try:
-                    stack.append((os.open(part, _DIR_FLAGS, dir_fd=dir_fd), part))
+                    stack.append((Dir.open(root, part, here), part))
                 except OSError as exc:
                     if exc.errno not in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT):
                         raise
@@ -222,8 +270,8 @@ class FileSandbox:
                 display = self._display_unconfined("/" + "/".join(names))
             yield Located(stack[-1][0], name, display)
         finally:
-            for fd, _ in stack:
-                os.close(fd)
+            for opened, _ in stack:
+                opened.close()
 
     @staticmethod
     def _retry(retries: int, path: str, root: str) -> int:
@@ -248,8 +296,9 @@ class FileSandbox:
     def stat(self, path: str) -> tuple[os.stat_result | None, str]:
         """``(stat of the file or directory, or None if missing, display path)``."""
         with self.locate(path) as at:
+            name, dir_fd = at.at()
             try:
-                return os.stat(at.name, dir_fd=at.dir_fd, follow_symlinks=False), at.display
+                return os.stat(name, dir_fd=dir_fd, follow_symlinks=False), at.display
             except FileNotFoundError:
                 return None, at.display
 
@@ -258,38 +307,44 @@ class FileSandbox:
         with self.locate(path) as at:
             if at.name == ".":
                 raise IsADirectoryError(f"{path!r} is a directory; use list_dir or list_files")
-            try:
-                fd = os.open(at.name, _FILE_FLAGS, dir_fd=at.dir_fd)
-            except FileNotFoundError:
-                raise FileNotFoundError(
-                    f"No such file: {path!r} (relative to the tools' root)"
-                ) from None
-            except OSError as exc:
-                if exc.errno == errno.ELOOP:
-                    raise PathEscapeError(path, self.root_path(), "it became a symlink") from None
-                if exc.errno == errno.EISDIR:
-                    raise IsADirectoryError(f"{path!r} is a directory") from None
-                raise
+            fd = self._open_existing(path, at)
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             os.close(fd)
             kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
             raise IsADirectoryError(f"{path!r} is {kind}; use list_dir or list_files")
-        os.set_blocking(fd, True)
+        if _FILE_FLAGS & getattr(os, "O_NONBLOCK", 0):
+            os.set_blocking(fd, True)  # non-blocking only so that opening a FIFO cannot hang
         return fd, info
 
-    def open_dir(self, path: str) -> tuple[int, str]:
-        """A descriptor of the directory at ``path`` (caller closes it) and its display path."""
+    def _open_existing(self, path: str, at: Located) -> int:
+        name, dir_fd = at.at()
+        try:
+            return os.open(name, _FILE_FLAGS | getattr(os, "O_BINARY", 0), dir_fd=dir_fd)
+        except FileNotFoundError:
+            raise FileNotFoundError(
+                f"No such file: {path!r} (relative to the tools' root)"
+            ) from None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise PathEscapeError(path, self.root_path(), "it became a symlink") from None
+            if exc.errno == errno.EISDIR:
+                raise IsADirectoryError(f"{path!r} is a directory") from None
+            raise
+
+    def open_dir(self, path: str) -> tuple[Dir, str]:
+        """The directory at ``path`` (the caller closes it) and its display path."""
         with self.locate(path) as at:
             try:
-                fd = os.open(at.name, _DIR_FLAGS, dir_fd=at.dir_fd)
-            except FileNotFoundError:
-                raise FileNotFoundError(f"No such directory: {path!r}") from None
+                if at.name == ".":
+                    return Dir.open(at.parent.path, ".", at.parent), at.display
+                return Dir.open(at.parent.path, at.name, at.parent), at.display
             except OSError as exc:
+                if exc.errno == errno.ENOENT:
+                    raise FileNotFoundError(f"No such directory: {path!r}") from None
                 if exc.errno in (errno.ENOTDIR, errno.ELOOP):
                     raise NotADirectoryError(f"{path!r} is not a directory") from None
                 raise
-            return fd, at.display
 
     def write_text(self, path: str, text: str, *, encoding: str, append: bool) -> str:
         """Write (or append) atomically; returns the display path.
@@ -302,10 +357,11 @@ class FileSandbox:
         with self.locate(path, create_dirs=True) as at:
             if at.name == ".":
                 raise IsADirectoryError(f"{path!r} is a directory, not a file")
+            name, dir_fd = at.at()
             existing = b""
             mode = 0o644
             try:
-                info = os.stat(at.name, dir_fd=at.dir_fd, follow_symlinks=False)
+                info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
             except FileNotFoundError:
                 info = None
             if info is not None:
@@ -313,25 +369,27 @@ class FileSandbox:
                     raise IsADirectoryError(f"{at.display!r} is a directory, not a file")
                 mode = info.st_mode & 0o7777
                 if append:
-                    fd = os.open(at.name, _FILE_FLAGS, dir_fd=at.dir_fd)
-                    os.set_blocking(fd, True)
-                    with os.fdopen(fd, "rb") as handle:
+                    with os.fdopen(self._open_existing(path, at), "rb") as handle:
                         existing = handle.read()
-            tmp = f".{at.name}.{secrets.token_hex(6)}.tmp"
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-            fd = os.open(tmp, flags, 0o600, dir_fd=at.dir_fd)
+            tmp, _ = at.parent.at(f".{at.name}.{secrets.token_hex(6)}.tmp")
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+            fd = os.open(tmp, flags | getattr(os, "O_BINARY", 0), 0o600, dir_fd=dir_fd)
             try:
                 with os.fdopen(fd, "wb") as handle:
                     handle.write(existing + data)
                     handle.flush()
-                    os.fchmod(handle.fileno(), mode)
+                    if hasattr(os, "fchmod"):
+                        os.fchmod(handle.fileno(), mode)
                     os.fsync(handle.fileno())
-                os.replace(tmp, at.name, src_dir_fd=at.dir_fd, dst_dir_fd=at.dir_fd)
+                if not hasattr(os, "fchmod"):
+                    os.chmod(tmp, mode)
+                os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
             except BaseException:
                 with contextlib.suppress(OSError):
-                    os.unlink(tmp, dir_fd=at.dir_fd)
+                    os.unlink(tmp, dir_fd=dir_fd)
                 raise
-            os.fsync(at.dir_fd)
+            if dir_fd is not None:
+                os.fsync(dir_fd)
             return at.display
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from ..tools import Tool, tool
 from ._bind import bind
 from ._errors import ToolboxError
-from ._sandbox import DEFAULT_SANDBOX, FileSandbox
+from ._sandbox import DEFAULT_SANDBOX, Dir, FileSandbox
 
 __all__ = [
     "file_exists",
@@ -85,20 +85,19 @@ def _walk(box: FileSandbox, directory: str, recursive: bool, show_hidden: bool) 
 
     Symlinks are listed only when the walk resolves them, inside the root, to a file.
     """
-    top_fd, top = box.open_dir(directory)
+    top, shown_top = box.open_dir(directory)
     try:
-        for dirpath, dirnames, filenames, dir_fd in os.fwalk(
-            ".", dir_fd=top_fd, follow_symlinks=False
-        ):
+        for dirpath, dirnames, filenames, here in _fwalk(top):
             if not show_hidden:
                 dirnames[:] = [d for d in dirnames if not d.startswith(".")]
             dirnames.sort()
-            prefix = os.path.normpath(os.path.join(top, dirpath))
+            prefix = os.path.normpath(os.path.join(shown_top, dirpath)).replace(os.sep, "/")
             for name in sorted(filenames):
                 if not show_hidden and name.startswith("."):
                     continue
                 shown = name if prefix == "." else f"{prefix}/{name}"
-                info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+                path, dir_fd = here.at(name)
+                info = os.stat(path, dir_fd=dir_fd, follow_symlinks=False)
                 if stat.S_ISLNK(info.st_mode):
                     try:
                         target, _ = box.stat(shown)
@@ -112,7 +111,21 @@ def _walk(box: FileSandbox, directory: str, recursive: bool, show_hidden: bool) 
             if not recursive:
                 return
     finally:
-        os.close(top_fd)
+        top.close()
+
+
+def _fwalk(top: Dir) -> Iterator[tuple[str, list[str], list[str], Dir]]:
+    """``os.fwalk`` from an open directory (``os.walk`` on its path where there is no fwalk)."""
+    if top.fd is not None:
+        for dirpath, dirnames, filenames, fd in os.fwalk(".", dir_fd=top.fd, follow_symlinks=False):
+            yield dirpath, dirnames, filenames, Dir(fd, os.path.join(top.path, dirpath))
+        return
+    for dirpath, dirnames, filenames in os.walk(top.path, followlinks=False):
+        rel = os.path.relpath(dirpath, top.path)
+        # os.walk counts a symlink to a directory as a directory: list it as a name instead
+        links = [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]
+        dirnames[:] = [d for d in dirnames if d not in links]
+        yield rel, dirnames, filenames + links, Dir(None, dirpath)
 
 
 @tool
@@ -189,25 +202,24 @@ def list_dir(path: str = ".", *, _sandbox: FileSandbox | None = None) -> str:
     Args:
         path: Directory to list, relative to the tools' root directory.
     """
-    top_fd, top = _box(_sandbox).open_dir(path)
+    top, shown = _box(_sandbox).open_dir(path)
     dirs: list[str] = []
     files: list[str] = []
     try:
-        with os.scandir(top_fd) as entries:
+        with os.scandir(top.fd if top.fd is not None else top.path) as entries:
             for entry in entries:
                 if entry.is_symlink():
                     files.append(f"{entry.name} (symlink)")
                 elif entry.is_dir(follow_symlinks=False):
                     dirs.append(entry.name + "/")
                 else:
-                    files.append(
-                        f"{entry.name} ({entry.stat(follow_symlinks=False).st_size} bytes)"
-                    )
+                    size = entry.stat(follow_symlinks=False).st_size
+                    files.append(f"{entry.name} ({size} bytes)")
     finally:
-        os.close(top_fd)
+        top.close()
     lines = sorted(dirs) + sorted(files)
     if not lines:
-        return f"{top} is empty"
+        return f"{shown} is empty"
     return "\n".join(lines)
 
 

@@ -184,3 +184,28 @@ def test_the_default_root_is_the_working_directory_and_says_how_to_change_it(
             message = str(info.value.error)
             assert isinstance(info.value.error, PathEscapeError)
             assert "get_all_tools(root=...)" in message and "root=None" in message
+
+
+def test_without_openat_the_same_walk_runs_on_paths(box: Box, monkeypatch) -> None:
+    # Windows has no openat: the walk then works on path strings (same rules, no race guarantee).
+    from selectools.toolbox import _sandbox
+
+    monkeypatch.setattr(_sandbox, "BY_DESCRIPTOR", False)
+    (box.root / "docs").symlink_to(box.outside, target_is_directory=True)
+    (box.root / "sub" / "inner").symlink_to(box.root / "notes.txt")
+    tools = {t.name: t for t in get_tools_by_category("file", root=box.root)}
+    assert (
+        tools["write_file"]
+        .execute({"filepath": "new/a.txt", "content": "one"})
+        .endswith("new/a.txt")
+    )
+    tools["write_file"].execute({"filepath": "new/a.txt", "content": "+two", "mode": "a"})
+    assert tools["read_file"].execute({"filepath": "new/a.txt"}) == "one+two"
+    assert tools["read_file"].execute({"filepath": "sub/inner"}).startswith("line one")
+    listing = tools["list_files"].execute({"recursive": True})
+    assert "sub/inner" in listing and "docs" not in listing and "secret" not in listing
+    assert "docs (symlink)" in tools["list_dir"].execute({"path": "."})
+    for path in ("docs/secret.txt", "../outside/secret.txt", str(box.secret)):
+        with pytest.raises(ToolExecutionError) as info:
+            tools["read_file"].execute({"filepath": path})
+        assert isinstance(info.value.error, PathEscapeError)
