@@ -5,7 +5,8 @@ needs only the standard library so it starts fast and sees nothing of the
 parent. It runs with the scrubbed environment the parent gave it, then:
 
 1. ``unshare`` a PID and a mount namespace (plus a user namespace when not
-   root, which is what lets an ordinary user create the other two);
+   root or root without ``CAP_SYS_ADMIN``: it is what lets them create the
+   other two);
 2. forks: the child is PID 1 (init) of the new namespace. When init exits or
    is killed, the kernel kills every process left in the namespace, ``setsid``
    or not, so nothing the code starts outlives it. Init dies with the launcher
@@ -68,10 +69,11 @@ def _write(path: str, text: str) -> None:
 def _enter_namespaces() -> None:
     uid, gid = os.geteuid(), os.getegid()
     flags = _CLONE_NEWPID | _CLONE_NEWNS
-    if uid != 0:
-        flags |= _CLONE_NEWUSER
-    _check(_libc.unshare(flags), "unshare (PID and mount namespaces)")
-    if uid != 0:  # map ourselves to root of the new user namespace: it may then mount /proc
+    # Root with CAP_SYS_ADMIN needs no user namespace; root without it (a container)
+    # and everyone else create one, which is what lets them create the other two.
+    if uid != 0 or _libc.unshare(flags) != 0:
+        _check(_libc.unshare(flags | _CLONE_NEWUSER), "unshare (user, PID and mount namespaces)")
+        # map ourselves to root of the new user namespace: it may then mount /proc
         _write("/proc/self/setgroups", "deny")
         _write("/proc/self/uid_map", f"0 {uid} 1")
         _write("/proc/self/gid_map", f"0 {gid} 1")

@@ -139,8 +139,9 @@ class PythonSandbox:
             reason = err[len(marker) :].decode(errors="replace").strip()
             raise ToolboxError(
                 f"run_python cannot isolate the code on this system ({reason}), so it did not "
-                "run it: it needs root or unprivileged user namespaces "
-                "(sysctl kernel.unprivileged_userns_clone=1 / user.max_user_namespaces > 0)"
+                "run it: it needs to create PID and mount namespaces, as root with "
+                "CAP_SYS_ADMIN or through an unprivileged user namespace "
+                "(sysctl user.max_user_namespaces > 0; some containers forbid both)"
             )
         return launcher.returncode, self._cap(out), self._cap(err)
 
