@@ -16,9 +16,12 @@ that gives it:
 * a wall-clock timeout: the launcher is killed, the code (PID 1 of its
   namespace) dies with it, and the kernel kills every process left in the
   namespace — ``setsid``, double forks and daemons included;
-* a bounded number of processes: a pids cgroup when running as root on a
-  system that offers one (``RLIMIT_NPROC`` does not apply to root), otherwise
-  ``RLIMIT_NPROC`` counted inside the code's own user namespace;
+* a bounded number of processes (``max_processes``): a pids cgroup when
+  running as root on a system that offers one (``RLIMIT_NPROC`` does not apply
+  to root), otherwise ``RLIMIT_NPROC``, counted inside the code's own user
+  namespace. Not guaranteed: root where no pids cgroup can be created (a
+  cgroup v2 host that does not delegate ``pids``) — there only the timeout
+  bounds a fork loop;
 * ``setrlimit`` limits on address space (memory, per process), CPU seconds,
   size of files written, open files and core dumps;
 * a fresh temporary working directory (removed afterwards) and no stdin.

@@ -213,7 +213,7 @@ def test_one_long_step_cannot_outrun_the_timeout(db: Path, sql: str) -> None:
     error = _error(tool, {"sql": sql})
     elapsed = time.monotonic() - started
     print(f"{sql}: stopped after {elapsed:.2f}s ({error})")
-    assert elapsed < 1 + 1.0  # the stated timeout, with a margin for a loaded machine
+    assert elapsed < 1 + 1.5  # the stated timeout, with a margin for a loaded machine
     assert "max_value_bytes" in str(error) or "longer than 1 seconds" in str(error)
 
 
