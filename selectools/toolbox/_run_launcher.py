@@ -21,6 +21,10 @@ parent. It runs with the scrubbed environment the parent gave it, then:
    unmount that ``/proc`` or bypass file permissions, then forks the code:
    ``python -I -c CODE``. The code's wait status comes back through a pipe.
 
+With ``network`` off the code also gets an empty network namespace (no
+interfaces but a loopback of its own): nothing on the host, localhost
+included, is reachable.
+
 If a namespace cannot be created it exits with :data:`UNAVAILABLE` and a reason
 on stderr: the parent refuses to run the code rather than run it unconfined.
 """
@@ -38,6 +42,7 @@ UNAVAILABLE = 125
 MARKER = "selectools-run-python-launcher: "
 
 _CLONE_NEWNS = 0x00020000
+_CLONE_NEWNET = 0x40000000
 _CLONE_NEWUSER = 0x10000000
 _CLONE_NEWPID = 0x20000000
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 2, 4, 8, 1 << 14, 1 << 18
@@ -66,9 +71,9 @@ def _write(path: str, text: str) -> None:
         handle.write(text)
 
 
-def _enter_namespaces() -> None:
+def _enter_namespaces(network: bool) -> None:
     uid, gid = os.geteuid(), os.getegid()
-    flags = _CLONE_NEWPID | _CLONE_NEWNS
+    flags = _CLONE_NEWPID | _CLONE_NEWNS | (0 if network else _CLONE_NEWNET)
     # Root with CAP_SYS_ADMIN needs no user namespace; root without it (a container)
     # and everyone else create one, which is what lets them create the other two.
     if uid != 0 or _libc.unshare(flags) != 0:
@@ -128,7 +133,7 @@ def _become_init(config: dict, status_fd: int) -> None:
 def main() -> None:
     config = json.loads(sys.argv[1])
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # passing a signal on must not dump core
-    _enter_namespaces()
+    _enter_namespaces(config["network"])
     status_r, status_w = os.pipe()
     init = os.fork()
     if init == 0:

@@ -38,7 +38,9 @@ namespaces disabled) the tool refuses to run the code and says why, rather
 than run it without the isolation it promises.
 
 What it is not: a container. The code runs as the same user: it can read and
-write every file that user can, and use the network. For hostile code use an
+write every file that user can (a ``.env`` file, a Jupyter kernel's
+connection file) and, unless ``network=False``, use the network — localhost
+included, where the user's own kernel listens. For hostile code use an
 OS-level sandbox (a container, a VM). Linux only.
 """
 
@@ -77,7 +79,9 @@ class PythonSandbox:
     ``timeout`` (seconds of wall clock), ``memory_mb`` (address space per
     process), ``max_output_chars`` (of stdout and of stderr), ``max_file_mb``
     (largest file the code may write), ``max_processes`` (processes and
-    threads the code may have at once, itself included).
+    threads the code may have at once, itself included), ``network`` (False:
+    the code gets a network namespace of its own, with nothing reachable —
+    not even the host's localhost, where a Jupyter kernel listens).
     """
 
     timeout: float = 10.0
@@ -85,6 +89,7 @@ class PythonSandbox:
     max_output_chars: int = 10_000
     max_file_mb: int = 10
     max_processes: int = 32
+    network: bool = True
 
     def __post_init__(self) -> None:
         if self.timeout <= 0 or self.memory_mb < 32 or self.max_processes < 1:
@@ -118,6 +123,7 @@ class PythonSandbox:
                 "env": env,
                 "limits": self._limits(),
                 "cgroup": cgroup,
+                "network": self.network,
             }
             launcher = subprocess.Popen(
                 [sys.executable, "-I", "-S", str(_LAUNCHER), json.dumps(config)],
@@ -230,9 +236,12 @@ def make_code_tools(
     max_output_chars: int = 10_000,
     *,
     max_processes: int = 32,
+    network: bool = True,
 ) -> list[Tool]:
     """``[run_python]`` with these limits (see :class:`PythonSandbox`)."""
-    sandbox = PythonSandbox(timeout, memory_mb, max_output_chars, max_processes=max_processes)
+    sandbox = PythonSandbox(
+        timeout, memory_mb, max_output_chars, max_processes=max_processes, network=network
+    )
     if sandbox == DEFAULT_PYTHON:
         return [run_python]
     return [bind(run_python, _python=sandbox)]

@@ -8,6 +8,7 @@ timeout, a fork loop hits the process limit.
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import textwrap
@@ -157,3 +158,23 @@ def test_the_code_has_no_privileges() -> None:
     fields = dict(line.split(":\t", 1) for line in status.splitlines() if ":\t" in line)
     assert int(fields["CapEff"], 16) == 0 and int(fields["CapBnd"], 16) == 0
     assert fields["NoNewPrivs"].strip() == "1"
+
+
+def test_without_network_not_even_the_hosts_localhost_is_reachable() -> None:
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        code = textwrap.dedent(
+            f"""
+            import socket
+            try:
+                socket.create_connection(("127.0.0.1", {port}), timeout=2).close()
+                print("connected")
+            except OSError as exc:
+                print("refused:", exc)
+            """
+        )
+        assert "connected" in run_python.execute({"code": code})  # the default: network on
+        offline = make_code_tools(network=False)[0].execute({"code": code})
+        assert "refused:" in offline and "connected" not in offline
