@@ -32,7 +32,7 @@ def test_mcp_tools_are_tool_objects(stdio_config) -> None:
         config = AgentConfig(tool_policy=ToolPolicy(deny=["add"]))
         result = Agent(tools=_only_tools(list(tools)), provider=denied, config=config).run("1+2")
         assert result.content == "refused"
-        assert "3" != denied.requests[1].messages[-1].content
+        assert denied.requests[1].messages[-1].content != "3"
 
         allowed = ScriptedProvider([tool_call("add", a=1, b=2), "three"])
         Agent(tools=_only_tools(list(tools)), provider=allowed).run("1+2")
