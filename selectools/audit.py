@@ -362,8 +362,8 @@ class AuditLogger(AgentObserver):
             duration_ms=round(duration_ms, 3),
         )
 
-    def on_llm_end(self, run_id: str, response: Message, usage: UsageStats) -> None:
-        extra = {"response_length": len(response.text)} if self.include_content else {}
+    def on_llm_end(self, run_id: str, response: str, usage: UsageStats) -> None:
+        extra = {"response_length": len(response)} if self.include_content else {}
         self.write(
             "llm_end",
             run_id,

@@ -16,6 +16,7 @@ __all__ = [
     "AgentResult",
     "ContentPart",
     "Message",
+    "ReplyText",
     "Role",
     "StreamChunk",
     "ToolCall",
@@ -183,6 +184,35 @@ class Message(RichDisplay):
             image_base64=data.get("image_base64"),
             is_error=bool(data.get("is_error", False)),
         )
+
+
+class ReplyText(str):
+    """A model reply as observers receive it (``response`` of ``on_llm_end`` and friends).
+
+    The AGENT and LANGFUSE pages treat that payload as text, so it is a
+    ``str`` (slice it, log it, compare it); ``message`` is the whole
+    :class:`Message`, and ``text`` / ``tool_calls`` read as they do on it.
+    """
+
+    message: Message
+
+    def __new__(cls, message: Message) -> ReplyText:
+        reply = super().__new__(cls, message.text)
+        reply.message = message
+        return reply
+
+    @property
+    def text(self) -> str:
+        """The reply's text as a plain ``str`` (as :attr:`Message.text` reads)."""
+        return str.__str__(self)
+
+    @property
+    def tool_calls(self) -> list[ToolCall] | None:
+        """The tool calls the model asked for (``message.tool_calls``)."""
+        return self.message.tool_calls
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ReplyText, (self.message,))
 
 
 def text_content(message: Message) -> str:
