@@ -290,7 +290,7 @@ def _call_model(ctx: RunContext) -> Generator[Any, Any, Message | None]:
             usage.prompt_tokens,
             usage.completion_tokens,
             usage.cost_usd,
-            {"attempts": attempt} if attempt > 1 else {},
+            _llm_step_data(attempt, ctx.model, model),
         )
         ctx.trace.steps.append(step)
         if emitter.active:
@@ -305,6 +305,19 @@ def _call_model(ctx: RunContext) -> Generator[Any, Any, Message | None]:
         if key is not None:
             yield from cache_store(ctx, cache, key, message, usage)
         return message
+
+
+def _llm_step_data(attempt: int, requested: str, answered: str) -> dict[str, Any]:
+    """An LLM step's extras: retries, and the model asked for when another one answered.
+
+    The step's ``model`` is the one that answered (the provider's usage);
+    OpenTelemetry's ``gen_ai.request.model`` and Langfuse's generation model
+    are the requested one (``request_model``, kept only when they differ).
+    """
+    data: dict[str, Any] = {"attempts": attempt} if attempt > 1 else {}
+    if requested and requested != answered:
+        data["request_model"] = requested
+    return data
 
 
 def _provider_failed(
