@@ -92,7 +92,7 @@ _SECRETS = re.compile(
     r"|\bgh[pousr]_[A-Za-z0-9]{20,}"
     r"|\bxox[abpr]-[A-Za-z0-9-]{10,}"
     r"|(?P<label>\b(?:api[_-]?key|apikey|access[_-]?token|secret|password|x-api-key)"
-    r"[\"']?\s*[:=]\s*[\"']?)[^\s\"',;]{4,}",
+    r"[\"']?\s*[:=]\s*[\"']?)(?!<redacted>(?:[\s\"',;]|$))[^\s\"',;]{4,}",  # "<redacted>" stays
     re.IGNORECASE,
 )
 
