@@ -60,14 +60,16 @@ class AzureOpenAIProvider(OpenAIProvider):
                 "AzureOpenAI",
                 "endpoint (https://<resource>.openai.azure.com)",
                 "AZURE_OPENAI_ENDPOINT",
-                hint="Or pass AzureOpenAIProvider(azure_endpoint='https://...').",
+                argument="azure_endpoint",
+                example="https://<resource>.openai.azure.com",
             )
         if not deployment:
             raise ProviderConfigurationError(
                 "AzureOpenAI",
                 "deployment name",
                 "AZURE_OPENAI_DEPLOYMENT",
-                hint="Or pass AzureOpenAIProvider(azure_deployment='your-deployment').",
+                argument="azure_deployment",
+                example="your-deployment-name",
             )
         key = api_key or (None if azure_ad_token else env_value(self._key_env))
         if not key and not azure_ad_token and not injected:
