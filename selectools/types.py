@@ -7,6 +7,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from ._display import RichDisplay
+from .stability import beta
 
 if TYPE_CHECKING:
     from .trace import AgentTrace
@@ -69,6 +70,7 @@ class ToolCall:
         )
 
 
+@beta
 @dataclass(slots=True)
 class ContentPart:
     """One part of a multimodal message: text, an image (URL or base64) or audio."""
@@ -96,6 +98,7 @@ class ContentPart:
 _PART_FIELDS = ("type", "text", "image_url", "image_base64", "media_type")
 
 
+@beta
 @dataclass(slots=True)
 class Message(RichDisplay):
     """One turn of a conversation.
@@ -223,6 +226,7 @@ def text_content(message: Message) -> str:
     return "".join(part.text or "" for part in content if part.type == "text")
 
 
+@beta
 def image_message(image: str, prompt: str) -> Message:
     """Build a user message holding ``prompt`` and an image given by URL or local path."""
     parts = [ContentPart(type="text", text=prompt)]

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ..stability import stable
 from .case import CaseResult, CaseVerdict
 
 __all__ = ["EvalReport", "atomic_write_text"]
@@ -50,6 +51,7 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
 
 
+@stable
 class EvalReport:
     """Aggregated results of an eval run: accuracy, counts, cost, tokens, latency, exports."""
 

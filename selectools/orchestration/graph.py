@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._display import RichDisplay
 from ..exceptions import GraphExecutionError
+from ..stability import beta
 from ..trace import AgentTrace, StepType, TraceStep, now
 from ..types import AgentResult
 from ..usage import UsageStats
@@ -170,6 +171,7 @@ def _fingerprint(data: dict[str, Any]) -> int:
         return hash(repr(data))
 
 
+@beta
 class AgentGraph:
     """A directed graph of agents and functions (see the module docstring for how it runs)."""
 

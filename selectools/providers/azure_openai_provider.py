@@ -18,6 +18,7 @@ from typing import Any
 
 from .._env import env_value
 from ..exceptions import ProviderConfigurationError
+from ..stability import beta
 from ._clients import require
 from ._secret import Secret
 from ._specs import SPECS
@@ -26,6 +27,7 @@ from .openai_provider import OpenAIProvider
 __all__ = ["AzureOpenAIProvider"]
 
 
+@beta
 class AzureOpenAIProvider(OpenAIProvider):
     """OpenAI chat models on Azure; see the module docstring for settings."""
 

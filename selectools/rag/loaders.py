@@ -19,6 +19,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..stability import stable
 from .document import Document
 from .errors import DocumentLoadError, require_extra
 
@@ -119,6 +120,7 @@ def html_to_text(html: str) -> tuple[str, str]:
     return parser.title.strip(), parser.text()
 
 
+@stable
 class DocumentLoader:
     """Loaders returning ``list[Document]`` (all static methods)."""
 

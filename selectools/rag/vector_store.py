@@ -19,6 +19,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..stability import stable
 from .document import Document, SearchResult, SearchResults
 from .errors import DimensionMismatchError, RAGError, UnknownVectorStoreError
 
@@ -75,6 +76,7 @@ def _check_filter(filter: Any) -> dict[str, Any] | None:
     return dict(filter)
 
 
+@stable
 class VectorStore(ABC):
     """Documents with vectors, searched by cosine similarity. See the module docstring."""
 
