@@ -101,3 +101,31 @@ def test_the_role_pattern_matches_no_benign_text_that_ships_locally() -> None:
         hits += [(path.name, m.group()) for m in pattern.finditer(text)]
     assert lines > 100_000  # a corpus, not a handful of lines
     assert hits == [], hits
+
+
+def test_the_readme_measure_on_the_injection_corpus_holds() -> None:
+    """README: the page's plain phrase flags 1 of the corpus's benign texts; our pattern none."""
+    from .test_injection_corpus import ATTACKS, BENIGN
+
+    plain = re.compile(r"you\s+are\s+now\s+(?:an?|the)\s+[\w-]+", re.IGNORECASE)
+    ours = _role_pattern()
+    assert len(BENIGN) == 52
+    assert [t for t in BENIGN if plain.search(t)] == [
+        "You are now a member of the premium plan. Welcome aboard!"
+    ]
+    assert [t for t in BENIGN if ours.search(t)] == []
+    assert [t for t in ATTACKS if plain.search(t)] == [t for t in ATTACKS if ours.search(t)]
+
+
+def test_hashed_writes_secret_named_arguments_as_secret(tmp_path: Path) -> None:
+    audit = AuditLogger(log_dir=tmp_path, privacy=PrivacyLevel.HASHED)
+    args = {"username": "ada", "password": "hunter22", "api_key": "abcd1234"}
+    provider = ScriptedProvider([tool_call("login", **args, secret="s3cr3t!"), "Logged in."])
+    Agent(tools=[login], provider=provider, config=AgentConfig(observers=[audit])).run("log in")
+    (path,) = tmp_path.glob("audit*.jsonl")
+    (start,) = [
+        r for r in map(json.loads, path.read_text().splitlines()) if r["event"] == "tool_start"
+    ]
+    assert start["tool_args"]["password"] == start["tool_args"]["api_key"] == "<secret>"
+    assert start["tool_args"]["secret"] == "<secret>"
+    assert re.fullmatch(r"[0-9a-f]{16}", start["tool_args"]["username"])
