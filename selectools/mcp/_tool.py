@@ -156,12 +156,7 @@ def _described_parameters(schema: dict[str, Any]) -> list[ToolParameter]:
     properties = schema.get("properties")
     if not isinstance(properties, dict):
         return []
-    required = schema.get("required")
-    required = (
-        set(required)
-        if isinstance(required, list) and all(isinstance(r, str) for r in required)
-        else set()
-    )
+    required = set(schema.get("required") or ())  # a list of names (see _object_schema)
     described = []
     for key, prop in properties.items():
         if not isinstance(key, str) or not key.strip():
@@ -186,7 +181,15 @@ def _object_schema(schema: Any) -> dict[str, Any]:
     result = copy.deepcopy(dict(schema or {}))
     result.pop("title", None)
     result.setdefault("type", "object")
-    result.setdefault("properties", {})
+    # a server's mistakes: properties that are not an object, required that is not a list of names
+    if not isinstance(result.get("properties"), dict):
+        result["properties"] = {}
+    if "required" in result:
+        required = result["required"]
+        if isinstance(required, list):
+            result["required"] = [name for name in required if isinstance(name, str)]
+        else:
+            del result["required"]
     for prop in result["properties"].values():
         if isinstance(prop, dict):
             prop.pop("title", None)

@@ -7,8 +7,12 @@ tools of ``mcp_tools()`` and ``MultiMCPClient`` like ``@tool`` functions.
 
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
+
 from selectools import Agent, AgentConfig, Tool, ToolPolicy
-from selectools.mcp import MultiMCPClient, mcp_tools
+from selectools.mcp import MCPServerConfig, MultiMCPClient, mcp_tools
 from selectools.testing import ScriptedProvider, tool_call
 
 
@@ -48,3 +52,30 @@ def test_prefixed_tools_of_several_servers_are_tool_objects(stdio_config) -> Non
         assert right_add.__name__ == "right_add"
         assert right_add.schema()["name"] == "right_add"
         assert right_add.function(a=20, b=22) == "42"
+
+
+HOSTILE = Path(__file__).with_name("hostile_server.py")
+
+
+def test_odd_schemas_of_a_server_still_make_usable_tools() -> None:
+    """A server's malformed schemas (properties not an object, required not a list,
+    a property that is not a schema) give Tools the model can call, not a failed listing."""
+    config = MCPServerConfig(
+        command=sys.executable, args=[str(HOSTILE)], timeout=20.0, connect_timeout=60.0
+    )
+    with mcp_tools(config) as tools:
+        by_name = {t.name: t for t in tools}
+        assert sorted(by_name) == ["listy", "loose", "odd"]
+        assert all(isinstance(t, Tool) for t in tools)
+        assert by_name["listy"].schema()["parameters"] == {"type": "object", "properties": {}}
+        assert json.loads(by_name["listy"].execute({})) == {"args": {}, "tool": "listy"}
+        loose = by_name["loose"]
+        assert "required" not in loose.schema()["parameters"]
+        assert [p.name for p in loose.parameters] == ["from", "n"]  # '' cannot be a parameter
+        assert json.loads(loose.execute({"from": "x", "n": None}))["args"] == {
+            "from": "x",
+            "n": None,
+        }
+        odd = by_name["odd"]
+        assert [p.name for p in odd.parameters] == ["x", "y"]
+        assert json.loads(odd.execute({"y": 2.5}))["args"] == {"y": 2.5}
