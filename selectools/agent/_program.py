@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .._text import one_line
 from ..exceptions import ProviderError
 from ..trace import StepType, TraceStep, now
-from ..types import AgentResult, Message, Role, ToolCall
+from ..types import AgentResult, Message, ReplyText, Role, ToolCall
 from ..usage import UsageStats
 from ._context import RunContext
 from ._effects import CallLLM, LLMRequest, RunTools, Sleep
@@ -99,7 +99,7 @@ def run_program(ctx: RunContext) -> Program:
                 if ctx.response_format is not None:
                     stop_reason = _check_structured(ctx, response, ctx.response_format)
                     if stop_reason == "retry":
-                        emit("on_iteration_end", ctx.iteration, response)
+                        emit("on_iteration_end", ctx.iteration, ReplyText(response))
                         continue
                 if config.guardrails is not None:
                     from ._guard import guard_output
@@ -107,11 +107,11 @@ def run_program(ctx: RunContext) -> Program:
                     response = guard_output(ctx, response)
                 ctx.append(response)
                 if emitter.active:
-                    emit("on_iteration_end", ctx.iteration, response)
+                    emit("on_iteration_end", ctx.iteration, ReplyText(response))
                 message = response
                 break
             if config.routing_only:
-                emit("on_iteration_end", ctx.iteration, response)
+                emit("on_iteration_end", ctx.iteration, ReplyText(response))
                 message, stop_reason = response, "routing"
                 break
             stop = yield from _tool_turn(ctx, response, calls)
@@ -167,7 +167,7 @@ def _tool_turn(
     for job in jobs:
         ctx.append(Message.tool_reply(job.name, job.call_id, job.content, job.result, not job.ok))
     if ctx.emitter.active:
-        ctx.emitter.emit("on_iteration_end", ctx.iteration, response)
+        ctx.emitter.emit("on_iteration_end", ctx.iteration, ReplyText(response))
     if stop is not None:
         return stop
     for job in jobs:
@@ -290,16 +290,34 @@ def _call_model(ctx: RunContext) -> Generator[Any, Any, Message | None]:
             usage.prompt_tokens,
             usage.completion_tokens,
             usage.cost_usd,
-            {"attempts": attempt} if attempt > 1 else {},
+            _llm_step_data(attempt, ctx.model, model),
         )
         ctx.trace.steps.append(step)
         if emitter.active:
             ctx.announce(
-                step, {"response": message, "usage": usage, "duration_ms": step.duration_ms}
+                step,
+                {
+                    "response": ReplyText(message),
+                    "usage": usage,
+                    "duration_ms": step.duration_ms,
+                },
             )
         if key is not None:
             yield from cache_store(ctx, cache, key, message, usage)
         return message
+
+
+def _llm_step_data(attempt: int, requested: str, answered: str) -> dict[str, Any]:
+    """An LLM step's extras: retries, and the model asked for when another one answered.
+
+    The step's ``model`` is the one that answered (the provider's usage);
+    OpenTelemetry's ``gen_ai.request.model`` and Langfuse's generation model
+    are the requested one (``request_model``, kept only when they differ).
+    """
+    data: dict[str, Any] = {"attempts": attempt} if attempt > 1 else {}
+    if requested and requested != answered:
+        data["request_model"] = requested
+    return data
 
 
 def _provider_failed(

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..stability import stable
 from .case import CaseResult, CaseVerdict
 
 if TYPE_CHECKING:
@@ -53,6 +54,7 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
 
 
+@stable
 class EvalReport:
     """Aggregated results of an eval run: accuracy, counts, cost, tokens, latency, exports."""
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ...stability import beta
 from ..document import Document, SearchResult
 from ..errors import require_extra
 from ..vector_store import VectorStore, matches_filter
@@ -26,6 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["FAISSVectorStore"]
 
 
+@beta
 class FAISSVectorStore(VectorStore):
     """Cosine search with FAISS (``pip install 'selectools[rag]'``)."""
 
