@@ -260,18 +260,16 @@ def _after_markers(text: str) -> list[tuple[int, int, ToolCall]]:
             break
         scan = _scan(text, brace)
         if scan.end == -1:
-            error = "unterminated JSON after TOOL_CALL"
-            spans.append((marker, len(text), ToolCall(tool_name="", error=error)))
+            error = "unterminated JSON after TOOL_CALL (a { without its })"
+            spans.append(
+                (marker, len(text), ToolCall(tool_name=_guess_name(text, brace), error=error))
+            )
             break
         outer = scan.objects[0]
         try:
             call = _to_call(scan.decode(outer), require_name_key=False)
         except ValueError as exc:
-            name = _GUESS_NAME.search(text, brace, scan.end)
-            call = ToolCall(
-                tool_name=name.group(1) if name else "",
-                error=f"could not read the arguments: {exc}",
-            )
+            call = ToolCall(tool_name=_guess_name(text, brace, scan.end), error=str(exc))
         if call is not None:
             spans.append((marker, scan.end, call))
         position = scan.end
@@ -348,12 +346,18 @@ def _to_call(data: Any, *, require_name_key: bool) -> ToolCall | None:
         try:
             params = loads_lenient(params) if params.strip() else {}
         except ValueError as exc:
-            return ToolCall(tool_name=name, error=f"could not read the arguments: {exc}")
+            return ToolCall(tool_name=name, error=str(exc))
     if params is None:
         params = {}
     if not isinstance(params, dict):
         return ToolCall(tool_name=name, error="the parameters must be a JSON object")
     return ToolCall(tool_name=name, parameters=params)
+
+
+def _guess_name(text: str, start: int, end: int | None = None) -> str:
+    """The tool an unreadable call names, so the model is told which call failed."""
+    found = _GUESS_NAME.search(text, start, len(text) if end is None else end)
+    return found.group(1) if found else ""
 
 
 def _drop_colons(reasoning: str) -> str:

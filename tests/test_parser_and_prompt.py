@@ -125,13 +125,13 @@ def test_templates_and_set_literals_come_back_as_text(text):
 
 def test_unreadable_json_after_the_marker_is_an_error_for_the_model():
     call = parser.parse("TOOL_CALL {{ 'hello' }}").tool_call
-    assert call.tool_name == "" and call.error.startswith("could not read the arguments")
+    assert call.tool_name == "" and call.error.startswith("not valid JSON")
 
 
 def test_deep_nesting_is_an_error_not_a_recursion_error():
     depth = 100_000
     call = parser.parse("TOOL_CALL " + '{"a":' * depth + "1" + "}" * depth).tool_call
-    assert call.error == f"could not read the arguments: nested deeper than {MAX_NESTING} levels"
+    assert call.error == f"nested deeper than {MAX_NESTING} levels"
     as_string = '"' + "[" * 5_000 + "]" * 5_000 + '"'
     call = parser.parse(f'TOOL_CALL {{"tool_name": "x", "parameters": {as_string}}}').tool_call
     assert call.tool_name == "x" and "nested deeper" in call.error
@@ -161,7 +161,7 @@ def test_an_apostrophe_in_braced_prose_does_not_hide_a_later_call():
 
 def test_an_unclosed_array_is_reported_not_repaired():
     call = parser.parse('TOOL_CALL {"tool_name": "x", "parameters": {"a": [1, 2}}').tool_call
-    assert call.tool_name == "x" and call.error.startswith("could not read the arguments")
+    assert call.tool_name == "x" and call.error.startswith("not valid JSON")
 
 
 def test_replies_over_the_limit_are_not_read_for_calls():
