@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +41,7 @@ _FENCE = "```"
 _NAME_KEYS = ("tool_name", "tool", "name")
 _PARAM_KEYS = ("parameters", "params", "arguments", "args", "input")
 # inside an object: brackets, quotes, a comma before a closer, Python's constants
+_OPENER = re.compile(r"[{\[]")
 _TOKEN = re.compile(r"""[{}\[\]"']|,(?=\s*[}\]])|\b(?:True|False|None)\b""")
 _STRING_REST = {
     '"': re.compile(r'[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL),
@@ -64,14 +66,15 @@ class ParseResult:
 
 
 @dataclass(slots=True)
-class _Object:
-    """One balanced ``{...}``: ``text[start:end]``, written as JSON in ``json[json_start:json_end]``."""
+class _Span:
+    """One balanced ``{...}`` or ``[...]``: ``text[start:end]``, as JSON ``json[json_start:json_end]``."""
 
     start: int
     end: int
     nesting: int
     json_start: int
     json_end: int
+    is_object: bool
 
 
 @dataclass(slots=True)
@@ -81,13 +84,13 @@ class _Scan:
     end: int
     nesting: int
     json: str
-    objects: list[_Object]
+    spans: list[_Span]
 
-    def decode(self, obj: _Object) -> Any:
-        if obj.nesting > MAX_NESTING:
+    def decode(self, span: _Span) -> Any:
+        if span.nesting > MAX_NESTING:
             raise ValueError(f"nested deeper than {MAX_NESTING} levels")
         try:
-            return json.loads(self.json[obj.json_start : obj.json_end], strict=False)
+            return json.loads(self.json[span.json_start : span.json_end], strict=False)
         except ValueError as exc:
             raise ValueError(f"not valid JSON: {exc}") from None
 
@@ -95,21 +98,18 @@ class _Scan:
 def _scan(text: str, start: int) -> _Scan:
     """Scan the object or array opening at ``text[start]`` to its closing bracket, once.
 
-    Records every object inside (in order of their opening braces), each one's
-    nesting depth, and the lenient text rewritten as JSON. Quotes open strings
-    only where a JSON value or key may start; a ``}`` also closes arrays left
-    open inside its object, a stray ``]`` is plain text.
+    Records every object and array inside (in order of their opening brackets),
+    each one's nesting depth, and the lenient text rewritten as JSON. Quotes open
+    strings only where a JSON value or key may start; a ``}`` also closes arrays
+    left open inside its object; a ``]`` inside an object, or a ``}`` outside any,
+    is plain text.
     """
     pieces = [text[start]]
     size = 1
-    objects: list[_Object | None] = []
-    # one entry per open bracket: [object slot or -1 for an array, start, json start, inner depth]
-    stack: list[list[int]] = []
-    if text[start] == "{":
-        objects.append(None)
-        stack.append([0, start, 0, 0])
-    else:
-        stack.append([-1, start, 0, 0])
+    spans: list[_Span | None] = [None]
+    open_objects = int(text[start] == "{")
+    # one entry per open bracket: [span slot, start, json start, inner depth, is an object]
+    stack: list[list[int]] = [[0, start, 0, 0, open_objects]]
     search = _TOKEN.search
     position = start + 1
     end = -1
@@ -126,31 +126,28 @@ def _scan(text: str, start: int) -> _Scan:
         position = match.end()
         first = token[0]
         if first == "{" or first == "[":
-            slot = -1
-            if first == "{":
-                slot = len(objects)
-                objects.append(None)
-            stack.append([slot, at, size, 0])
+            is_object = int(first == "{")
+            open_objects += is_object
+            stack.append([len(spans), at, size, 0, is_object])
+            spans.append(None)
             pieces.append(first)
             size += 1
         elif first == "}" or first == "]":
-            if first == "]" and stack[-1][0] != -1:
-                pieces.append(first)  # a stray "]" inside an object: plain text
-                size += 1
-                continue
             pieces.append(first)  # arrays a "}" closes stay unclosed in the JSON: an error
             size += 1
+            if stack[-1][4] if first == "]" else not open_objects:
+                continue  # a stray closer: plain text
             while True:
-                slot, opened, json_start, inner = stack.pop()
+                slot, opened, json_start, inner, is_object = stack.pop()
                 depth = inner + 1
-                if slot != -1:
-                    objects[slot] = _Object(opened, position, depth, json_start, size)
+                spans[slot] = _Span(opened, position, depth, json_start, size, bool(is_object))
+                open_objects -= is_object
                 if stack:
                     if depth > stack[-1][3]:
                         stack[-1][3] = depth
                 else:
                     end, nesting = position, depth
-                if slot != -1 or first == "]" or not stack:
+                if is_object or first == "]" or not stack:
                     break
         elif first == '"' or first == "'":
             string = _string_at(text, at, start)
@@ -170,7 +167,25 @@ def _scan(text: str, start: int) -> _Scan:
             written = _PYTHON_CONSTANTS[token]
             pieces.append(written)
             size += len(written)
-    return _Scan(end, nesting, "".join(pieces), [obj for obj in objects if obj is not None])
+    return _Scan(end, nesting, "".join(pieces), [span for span in spans if span is not None])
+
+
+def json_candidates(text: str) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of every balanced ``{...}`` and ``[...]`` in ``text``, outermost first.
+
+    In order of their opening brackets, found in one linear scan; brackets inside
+    strings do not count, and values nested deeper than :data:`MAX_NESTING` are
+    skipped (their shallower insides are not).
+    """
+    position = 0
+    while (found := _OPENER.search(text, position)) is not None:
+        scan = _scan(text, found.start())
+        for span in scan.spans:
+            if span.nesting <= MAX_NESTING:
+                yield span.start, span.end
+        if scan.end == -1:
+            return
+        position = scan.end
 
 
 def _string_at(text: str, quote_at: int, floor: int) -> re.Match[str] | None:
@@ -209,7 +224,7 @@ def loads_lenient(text: str) -> Any:
     if stripped[:1] in ("{", "["):
         scan = _scan(stripped, 0)
         if scan.end == len(stripped):
-            whole = _Object(0, scan.end, scan.nesting, 0, len(scan.json))
+            whole = _Span(0, scan.end, scan.nesting, 0, len(scan.json), stripped[0] == "{")
             return scan.decode(whole)
     try:
         return json.loads(stripped, strict=False)
@@ -265,7 +280,7 @@ def _after_markers(text: str) -> list[tuple[int, int, ToolCall]]:
                 (marker, len(text), ToolCall(tool_name=_guess_name(text, brace), error=error))
             )
             break
-        outer = scan.objects[0]
+        outer = scan.spans[0]
         try:
             call = _to_call(scan.decode(outer), require_name_key=False)
         except ValueError as exc:
@@ -291,7 +306,7 @@ def _in_fences(text: str) -> list[tuple[int, int, ToolCall]]:
         if body.startswith("{"):
             scan = _scan(body, 0)
             if scan.end == len(body):
-                call = _read_call(scan, scan.objects[0])
+                call = _read_call(scan, scan.spans[0])
                 if call is not None:
                     spans.append((opening, closing + len(_FENCE), call))
         position = closing + len(_FENCE)
@@ -305,8 +320,8 @@ def _inline(text: str) -> list[tuple[int, int, ToolCall]]:
     while (brace := text.find("{", position)) != -1:
         scan = _scan(text, brace)
         covered = -1
-        for obj in scan.objects:
-            if obj.start < covered or obj.nesting > MAX_NESTING:
+        for obj in scan.spans:
+            if obj.start < covered or obj.nesting > MAX_NESTING or not obj.is_object:
                 continue
             if text.find("name", obj.start, obj.end) == -1 and (
                 text.find("tool", obj.start, obj.end) == -1
@@ -323,7 +338,7 @@ def _inline(text: str) -> list[tuple[int, int, ToolCall]]:
     return spans
 
 
-def _read_call(scan: _Scan, obj: _Object) -> ToolCall | None:
+def _read_call(scan: _Scan, obj: _Span) -> ToolCall | None:
     """The call an object spells out, or ``None`` (not JSON, or not a call)."""
     try:
         data = scan.decode(obj)
