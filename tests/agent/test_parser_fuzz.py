@@ -17,11 +17,14 @@ tool calls and with native ones. ``parse`` never raises, returns only dict
 parameters and named or failed calls, gives the reply back unchanged when it
 finds no call, and stays under :data:`PARSE_BUDGET_S`. ``agent.run()`` never
 raises: a reply without calls is the answer, word for word, and a native-tools
-provider's reply always is (its text is not read for calls). The counts print.
+provider's reply always is (its text is not read for calls). Structured output's
+``extract_json`` and ``parse_and_validate`` read each reply too, raising nothing
+but the documented ``ValueError``. The counts print.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import random
@@ -33,6 +36,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from selectools import Agent, AgentConfig, ToolCallParser, tool
 from selectools.parser import ParseResult
+from selectools.structured import extract_json, parse_and_validate
 from selectools.testing import ScriptedProvider
 
 REPLIES = 20_000
@@ -172,6 +176,10 @@ def test_parse_and_agent_run_survive_generated_replies() -> None:
             slowest = max(slowest, elapsed)
             _check(result, text)
             assert elapsed < PARSE_BUDGET_S, f"{elapsed:.3f} s of CPU for {len(text):,} characters"
+            found = extract_json(text)  # structured output reads the same text
+            assert found is None or found in text
+            with contextlib.suppress(ValueError):  # the documented error: the model is asked again
+                parse_and_validate(text, {"type": "object"})
 
             native = index % 2 == 1
             script.clear()
