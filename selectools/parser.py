@@ -11,8 +11,9 @@ Model text is untrusted, so the parser never raises on it and its cost is
 linear in the reply's length: each object is found in one scan that also writes
 its lenient form as JSON (so each candidate is decoded by ``json.loads`` once,
 never by ``ast``), candidates nested deeper than :data:`MAX_NESTING` levels are
-not decoded (which bounds the work per character), and replies longer than
-:data:`MAX_REPLY_CHARS` are not read for calls. Text that looks like a call but
+not decoded (which bounds the work per character, and the scan's memory), and
+replies longer than :data:`MAX_REPLY_CHARS` are not read for calls.
+:func:`json_candidates` gives structured output the same scan. Text that looks like a call but
 cannot be read (``TOOL_CALL`` followed by bad JSON) becomes a :class:`ToolCall`
 with ``error`` set, which the agent reports to the model. Libraries that repair
 JSON (json5, json-repair, dirtyjson) decode one candidate at a time; finding
@@ -98,18 +99,25 @@ class _Scan:
 def _scan(text: str, start: int) -> _Scan:
     """Scan the object or array opening at ``text[start]`` to its closing bracket, once.
 
-    Records every object and array inside (in order of their opening brackets),
-    each one's nesting depth, and the lenient text rewritten as JSON. Quotes open
-    strings only where a JSON value or key may start; a ``}`` also closes arrays
-    left open inside its object; a ``]`` inside an object, or a ``}`` outside any,
-    is plain text.
+    Records the objects and arrays inside that are nested at most
+    :data:`MAX_NESTING` levels deep, and the outermost one, in order of their
+    opening brackets, and rewrites the lenient text as JSON. Quotes open strings
+    only where a JSON value or key may start; a ``}`` also closes arrays left
+    open inside its object; a ``]`` inside an object, or a ``}`` outside any, is
+    plain text. Memory stays small on deep nesting: brackets more than
+    ``MAX_NESTING`` levels below the innermost open one (whose values are too
+    deep to decode) are kept as one byte each.
     """
-    pieces = [text[start]]
-    size = 1
-    spans: list[_Span | None] = [None]
-    open_objects = int(text[start] == "{")
-    # one entry per open bracket: [span slot, start, json start, inner depth, is an object]
-    stack: list[list[int]] = [[0, start, 0, 0, open_objects]]
+    pieces: list[str] = []  # the JSON: unchanged stretches of text and rewritten tokens
+    copied = start  # text[start:copied] is in pieces
+    shift = -start  # JSON index of text index i (past the last rewrite): i + shift
+    spans: list[_Span] = []
+    is_object = int(text[start] == "{")
+    open_objects = is_object
+    # the open brackets, innermost last: [text start, JSON start, inner depth, is an object]
+    stack: list[list[int]] = [[start, 0, 0, is_object]]
+    buried = bytearray()  # is-an-object of the brackets below the stack, outermost first
+    outer_buried = False
     search = _TOKEN.search
     position = start + 1
     end = -1
@@ -119,32 +127,34 @@ def _scan(text: str, start: int) -> _Scan:
         if match is None:
             break
         at = match.start()
-        if at > position:
-            pieces.append(text[position:at])
-            size += at - position
         token = match.group()
         position = match.end()
         first = token[0]
         if first == "{" or first == "[":
             is_object = int(first == "{")
             open_objects += is_object
-            stack.append([len(spans), at, size, 0, is_object])
-            spans.append(None)
-            pieces.append(first)
-            size += 1
+            stack.append([at, at + shift, 0, is_object])
+            if len(stack) > MAX_NESTING + 1:  # the bottom one can no longer be decoded
+                bottom = stack.pop(0)
+                outer_buried = outer_buried or bottom[0] == start
+                buried.append(bottom[3])
         elif first == "}" or first == "]":
-            pieces.append(first)  # arrays a "}" closes stay unclosed in the JSON: an error
-            size += 1
-            if stack[-1][4] if first == "]" else not open_objects:
+            if stack[-1][3] if first == "]" else not open_objects:
                 continue  # a stray closer: plain text
             while True:
-                slot, opened, json_start, inner, is_object = stack.pop()
+                opened, json_start, inner, is_object = stack.pop()
                 depth = inner + 1
-                spans[slot] = _Span(opened, position, depth, json_start, size, bool(is_object))
+                if opened >= 0 and (depth <= MAX_NESTING or opened == start):
+                    spans.append(
+                        _Span(opened, position, depth, json_start, position + shift, is_object == 1)
+                    )
                 open_objects -= is_object
+                if not stack and buried:  # bring the next one up, too deep to decode
+                    outer = outer_buried and len(buried) == 1
+                    stack.append([start if outer else -1, 0, MAX_NESTING, buried.pop()])
                 if stack:
-                    if depth > stack[-1][3]:
-                        stack[-1][3] = depth
+                    if depth > stack[-1][2]:
+                        stack[-1][2] = depth
                 else:
                     end, nesting = position, depth
                 if is_object or first == "]" or not stack:
@@ -152,22 +162,29 @@ def _scan(text: str, start: int) -> _Scan:
         elif first == '"' or first == "'":
             string = _string_at(text, at, start)
             if string is None:
-                pieces.append(first)
-                size += 1
                 continue
             position = string.end()
-            written = (
-                text[at:position] if first == '"' else _as_json_string(text[at + 1 : position - 1])
-            )
-            pieces.append(written)
-            size += len(written)
-        elif first == ",":
-            continue  # a trailing comma: dropped
-        else:
-            written = _PYTHON_CONSTANTS[token]
-            pieces.append(written)
-            size += len(written)
-    return _Scan(end, nesting, "".join(pieces), [span for span in spans if span is not None])
+            if first == "'":
+                _rewrite(pieces, text, copied, at, _as_json_string(text[at + 1 : position - 1]))
+                shift += len(pieces[-1]) - (position - at)
+                copied = position
+        else:  # a trailing comma (dropped) or one of Python's constants
+            written = "" if first == "," else _PYTHON_CONSTANTS[token]
+            _rewrite(pieces, text, copied, at, written)
+            shift += len(written) - (position - at)
+            copied = position
+    pieces.append(text[copied : position if end == -1 else end])
+    spans.sort(key=_span_start)
+    return _Scan(end, nesting, "".join(pieces), spans)
+
+
+def _rewrite(pieces: list[str], text: str, copied: int, at: int, written: str) -> None:
+    pieces.append(text[copied:at])
+    pieces.append(written)
+
+
+def _span_start(span: _Span) -> int:
+    return span.start
 
 
 def json_candidates(text: str) -> Iterator[tuple[int, int]]:

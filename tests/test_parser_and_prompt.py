@@ -193,3 +193,20 @@ def test_a_64k_reply_of_any_shape_parses_quickly(shape):
     parser.parse(text)
     elapsed = time.perf_counter() - started
     assert elapsed < 3.0, f"{shape}: {elapsed:.2f} s for {len(text):,} characters"
+
+
+def test_memory_stays_small_on_deep_nesting():
+    """Brackets too deep to decode are kept as one byte each, not as an entry per level."""
+    import tracemalloc
+
+    from selectools.structured import extract_json
+
+    deep = "TOOL_CALL " + "{" * 30_000 + "[" * 30_000
+    tracemalloc.start()
+    try:
+        parser.parse(deep)
+        extract_json(deep)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1_000_000, f"{peak:,} bytes for {len(deep):,} characters"
