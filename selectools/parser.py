@@ -12,12 +12,15 @@ linear in the reply's length: each object is found in one scan that also writes
 its lenient form as JSON (so each candidate is decoded by ``json.loads`` once,
 never by ``ast``), candidates nested deeper than :data:`MAX_NESTING` levels are
 not decoded (which bounds the work per character, and the scan's memory), and
-replies longer than :data:`MAX_REPLY_CHARS` are not read for calls.
-:func:`json_candidates` gives structured output the same scan. Text that looks like a call but
-cannot be read (``TOOL_CALL`` followed by bad JSON) becomes a :class:`ToolCall`
-with ``error`` set, which the agent reports to the model. Libraries that repair
-JSON (json5, json-repair, dirtyjson) decode one candidate at a time; finding
-every candidate in a reply of braces with them is what made this quadratic.
+replies longer than :data:`MAX_REPLY_CHARS` are not read for calls. Text that
+looks like a call but cannot be read (``TOOL_CALL`` followed by bad JSON)
+becomes a :class:`ToolCall` with ``error`` set, which the agent reports to the
+model. :func:`json_candidates` gives structured output the same scan.
+
+Written here rather than with a JSON-repair library (json5, json-repair,
+dirtyjson): those read one candidate at a time, so finding the calls in a reply
+full of braces would re-read the text from every brace (quadratic, as the old
+parser was); here the scan that finds the candidates also rewrites them.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from typing import Any
 
 from .types import ToolCall
 
-__all__ = ["MAX_NESTING", "MAX_REPLY_CHARS", "ParseResult", "ToolCallParser"]
+__all__ = ["MAX_NESTING", "MAX_REPLY_CHARS", "ParseResult", "ToolCallParser", "json_candidates"]
 
 #: Replies longer than this are not read for tool calls (a ``TOOL_CALL`` in one is an error).
 MAX_REPLY_CHARS = 1_000_000
