@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._text import one_line
 from ..exceptions import ProviderError
+from ..providers.base import uses_native_tools
 from ..trace import StepType, TraceStep, now
 from ..types import AgentResult, Message, ReplyText, Role, ToolCall
 from ..usage import UsageStats
@@ -84,9 +85,14 @@ def run_program(ctx: RunContext) -> Program:
             content = response.content
             calls = (
                 _read_tool_calls(ctx, response)
-                # native calls, or (text-mode tools) calls written in the text as JSON
+                # native calls, or (text-mode tools: the prompt asked for TOOL_CALL) the text's
                 if response.tool_calls
-                or (ctx.tools and isinstance(content, str) and "{" in content)
+                or (
+                    ctx.tools
+                    and isinstance(content, str)
+                    and "{" in content
+                    and not uses_native_tools(ctx.provider)
+                )
                 else None
             )
             if not calls:

@@ -65,7 +65,13 @@ class ToolJob:
         self.lane = lane
         self.tool: ToolLike | None = ctx.tools_by_name.get(call.tool_name)
         self.failure: Exception | None = None
-        if self.tool is None:
+        if call.error is not None and not call.tool_name:  # unreadable text: no tool named
+            self.failure = ToolValidationError(
+                issue=f"Could not read the tool call: {call.error}",
+                suggestion='Write TOOL_CALL {"tool_name": "<name>", "parameters": {...}} '
+                "with valid JSON",
+            )
+        elif self.tool is None:
             self.failure = UnknownToolError(call.tool_name, list(ctx.tools_by_name))
         elif call.error is not None:
             self.failure = ToolValidationError(

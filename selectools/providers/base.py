@@ -39,6 +39,7 @@ __all__ = [
     "estimate_tokens",
     "estimate_usage",
     "provider_label",
+    "uses_native_tools",
 ]
 
 StreamItem = str | ToolCall | UsageStats
@@ -162,6 +163,14 @@ def estimate_usage(
         model=model,
         provider=provider,
     )
+
+
+def uses_native_tools(provider: Any) -> bool:
+    """Whether the agent passes tools through ``tools=`` and reads calls from ``tool_calls``.
+
+    Otherwise the prompt carries the text contract and calls are parsed from the text.
+    """
+    return bool(getattr(provider, "supports_native_tools", False))
 
 
 def provider_label(provider: Any) -> str:
