@@ -36,6 +36,8 @@ def _loads(text: str, what: str = "json_string") -> Any:
         raise ValueError(
             f"{what} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
         ) from None
+    except RecursionError:  # the model chose the text: any depth is possible
+        raise ValueError(f"{what} is nested too deeply to read") from None
 
 
 def _cell(value: Any) -> str:
