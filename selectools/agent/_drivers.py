@@ -111,7 +111,7 @@ def _perform_sync(ctx: RunContext, effect: Any) -> Any:
     if kind is CallLLM:
         return _call_llm_sync(ctx, effect)
     if kind is RunTools:
-        return run_jobs_sync(effect.jobs, effect.parallel, effect.timeout)
+        return run_jobs_sync(effect.jobs, effect.parallel, effect.timeout, effect.deadline)
     if kind is Sleep:
         time.sleep(effect.seconds)
         return None
@@ -144,7 +144,7 @@ async def _perform_async(ctx: RunContext, effect: Any) -> Any:
     if kind is CallLLM:
         return await _call_llm_async(ctx, effect)
     if kind is RunTools:
-        return await run_jobs_async(effect.jobs, effect.parallel, effect.timeout)
+        return await run_jobs_async(effect.jobs, effect.parallel, effect.timeout, effect.deadline)
     if kind is Sleep:
         import asyncio
 

@@ -1,0 +1,153 @@
+"""Time limits that hold, through the real SDK clients against the fake server.
+
+* a provider's own ``timeout`` beats the agent-wide ``AgentConfig.request_timeout``;
+* ``AgentConfig.run_timeout`` bounds the whole run: model calls, retries, tools;
+* a short ``Retry-After`` is honoured (not replaced by our longer cooldown), a
+  long one past ``max_retry_after_seconds`` is not waited for.
+
+Deadlines are asserted with wide margins (a loaded 2-core machine); the old
+behaviour took >= 20 s in each case.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from selectools import Agent, AgentConfig, AgentObserver, tool
+from selectools.testing import FakeLLMServer, Fault, ScriptedProvider, tool_call
+
+from .conftest import VENDORS, make_provider
+
+STALL = 25.0  # the server goes silent this long: longer than any limit under test
+
+
+@pytest.fixture
+def fresh_server() -> Iterator[FakeLLMServer]:
+    """A server of its own: closing it releases a stalled response at once."""
+    with FakeLLMServer() as server:
+        yield server
+
+
+class Retries(AgentObserver):
+    def __init__(self) -> None:
+        self.delays: list[float] = []
+
+    def on_llm_retry(self, run_id, attempt, max_retries, error, backoff_seconds):  # type: ignore[no-untyped-def]
+        self.delays.append(backoff_seconds)
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_the_providers_own_timeout_beats_the_agent_default(
+    vendor: str, fresh_server: FakeLLMServer
+) -> None:
+    provider = make_provider(vendor, fresh_server, timeout=1.0)
+    fresh_server.add(Fault.stall(STALL))
+    agent = Agent(provider=provider, config=AgentConfig(request_timeout=30, max_retries=0))
+    started = time.monotonic()
+    result = agent.run("hi")
+    elapsed = time.monotonic() - started
+    assert elapsed < 10, f"{vendor}: timeout=1 ran {elapsed:.1f}s"
+    assert result.stop_reason == "provider_error"
+    assert "timed out after 1s" in str(result.error)
+
+
+def test_a_per_call_timeout_beats_the_providers(fresh_server: FakeLLMServer) -> None:
+    provider = make_provider("openai", fresh_server, timeout=30.0)
+    fresh_server.add(Fault.stall(STALL))
+    from selectools.exceptions import ProviderError
+    from selectools.types import Message, Role
+
+    started = time.monotonic()
+    with pytest.raises(ProviderError, match="timed out after 1s"):
+        provider.complete(messages=[Message(Role.USER, "hi")], timeout=1.0)
+    assert time.monotonic() - started < 10
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_run_timeout_bounds_a_run_that_keeps_retrying(
+    fresh_server: FakeLLMServer, stream: bool
+) -> None:
+    for _ in range(6):
+        fresh_server.add(Fault.stall(STALL))
+    provider = make_provider("openai", fresh_server)
+    config = AgentConfig(request_timeout=30, max_retries=5, run_timeout=2.0, stream=stream)
+    started = time.monotonic()
+    result = Agent(provider=provider, config=config).run("hi")
+    elapsed = time.monotonic() - started
+    assert elapsed < 10, f"run_timeout=2 ran {elapsed:.1f}s"
+    assert result.stop_reason == "run_timeout"
+    assert "run_timeout=2s" in result.content
+    steps = result.trace.filter(type="budget_exceeded")
+    assert len(steps) == 1 and "run_timeout" in steps[0].summary
+
+
+def test_run_timeout_bounds_tool_calls_too() -> None:
+    release = threading.Event()
+
+    @tool
+    def wait_for_ever() -> str:
+        """Blocks until the test ends."""
+        release.wait(60)
+        return "late"
+
+    provider = ScriptedProvider([tool_call("wait_for_ever"), "never reached"])
+    config = AgentConfig(run_timeout=1.5)
+    agent = Agent(tools=[wait_for_ever], provider=provider, config=config)
+    started = time.monotonic()
+    try:
+        result = agent.run("go")
+    finally:
+        release.set()
+    elapsed = time.monotonic() - started
+    assert elapsed < 8, f"run_timeout=1.5 ran {elapsed:.1f}s"
+    assert result.stop_reason == "run_timeout"
+    assert provider.calls == 1  # no model call after the deadline
+
+
+def test_run_timeout_holds_for_arun_too(fresh_server: FakeLLMServer) -> None:
+    import asyncio
+
+    for _ in range(3):
+        fresh_server.add(Fault.stall(STALL))
+    agent = Agent(
+        provider=make_provider("anthropic", fresh_server),
+        config=AgentConfig(max_retries=2, run_timeout=1.5),
+    )
+    started = time.monotonic()
+    result = asyncio.run(agent.arun("hi"))
+    assert time.monotonic() - started < 8
+    assert result.stop_reason == "run_timeout"
+
+
+@pytest.mark.parametrize("vendor", ["openai", "anthropic"])
+def test_a_short_retry_after_is_honoured(vendor: str, fresh_server: FakeLLMServer) -> None:
+    fresh_server.add(Fault.rate_limit(retry_after=0.1), Fault.rate_limit(retry_after=0.1), "ok")
+    retries = Retries()
+    agent = Agent(
+        provider=make_provider(vendor, fresh_server), config=AgentConfig(observers=[retries])
+    )
+    started = time.monotonic()
+    result = agent.run("hi")
+    elapsed = time.monotonic() - started
+    assert result.content == "ok"
+    assert elapsed < 5, f"two 429s with Retry-After: 0.1 took {elapsed:.1f}s"
+    assert len(retries.delays) == 2
+    assert all(0.1 <= d <= 0.1 * 1.25 for d in retries.delays), retries.delays
+
+
+def test_a_retry_after_past_the_cap_is_not_waited_for(fresh_server: FakeLLMServer) -> None:
+    fresh_server.add(Fault.rate_limit(retry_after=3600), "ok")
+    agent = Agent(
+        provider=make_provider("openai", fresh_server),
+        config=AgentConfig(max_retry_after_seconds=60),
+    )
+    started = time.monotonic()
+    result = agent.run("hi")
+    assert time.monotonic() - started < 5
+    assert result.stop_reason == "provider_error"
+    assert "Retry after 3600s" in str(result.error)
+    assert len(fresh_server.requests) == 1
