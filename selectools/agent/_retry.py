@@ -6,25 +6,23 @@
   run ends with the error, which says when the server will take calls again.
 * Otherwise the wait grows with the attempt: ``retry_backoff_seconds * attempt``,
   plus ``rate_limit_cooldown_seconds * attempt`` for a rate limit without a hint.
-* Every wait gets random jitter, so many runs failing together (a notebook's
-  batch, a served agent's workers) do not retry in lock-step: our own backoff
-  is drawn between half and all of its value, a server's hint is stretched by
-  up to a fifth (never shortened).
+* Every wait gets random jitter (:mod:`selectools._jitter`), so many runs
+  failing together (a notebook's batch, a served agent's workers) do not retry
+  in lock-step: our own backoff is drawn between half and all of its value, a
+  server's hint is stretched by up to a fifth (never shortened).
 """
 
 from __future__ import annotations
 
-import random
 from typing import TYPE_CHECKING
+
+from .._jitter import jittered, stretched
 
 if TYPE_CHECKING:
     from ..exceptions import ProviderError
     from .config import AgentConfig
 
 __all__ = ["retry_delay"]
-
-#: a server's Retry-After is stretched by up to this fraction
-HINT_JITTER = 0.2
 
 
 def retry_delay(config: AgentConfig, error: ProviderError, attempt: int) -> float | None:
@@ -35,8 +33,8 @@ def retry_delay(config: AgentConfig, error: ProviderError, attempt: int) -> floa
     if hint is not None and hint >= 0:
         if hint > config.max_retry_after_seconds:
             return None
-        return hint * (1.0 + random.uniform(0.0, HINT_JITTER))
+        return stretched(hint)
     backoff = config.retry_backoff_seconds * attempt
     if error.is_rate_limit:
         backoff += config.rate_limit_cooldown_seconds * attempt
-    return backoff * random.uniform(0.5, 1.0)
+    return jittered(backoff)
