@@ -97,7 +97,7 @@ def _call_llm_sync(ctx: RunContext, effect: CallLLM) -> tuple[Message, UsageStat
         on_text = _text_callback(ctx)
         acc = StreamAccumulator()
         items = stream(ctx.provider, effect.request)
-        for item in _until_cancelled(ctx, items) if ctx.cancel_tokens else items:
+        for item in _until_cancelled(ctx, items) if _stoppable(ctx) else items:
             text = acc.add(item)
             if text:
                 on_text(text)
@@ -130,7 +130,7 @@ async def _call_llm_async(ctx: RunContext, effect: CallLLM) -> tuple[Message, Us
         on_text = _text_callback(ctx)
         acc = StreamAccumulator()
         items = astream(ctx.provider, effect.request)
-        async for item in _abound(ctx, items) if ctx.cancel_tokens else items:
+        async for item in _abound(ctx, items) if _stoppable(ctx) else items:
             text = acc.add(item)
             if text:
                 on_text(text)
@@ -159,7 +159,15 @@ async def _perform_async(ctx: RunContext, effect: Any) -> Any:
     raise TypeError(f"unknown effect {effect!r}")
 
 
+def _stoppable(ctx: RunContext) -> bool:
+    """A stream of this run may be cut: it has cancellation tokens or a deadline."""
+    return bool(ctx.cancel_tokens) or ctx.deadline is not None
+
+
 def _cancelled(ctx: RunContext) -> bool:
+    """A token fired, or ``run_timeout`` passed (a stream that drips is cut between chunks)."""
+    if ctx.deadline is not None and ctx.timed_out():
+        return True
     return any(token.cancelled for token in ctx.cancel_tokens)
 
 
@@ -173,7 +181,7 @@ def _stop_reading(items: Any) -> None:
 
 
 def _until_cancelled(ctx: RunContext, items: Iterator[Any]) -> Iterator[Any]:
-    """``items`` until a cancellation token fires (checked after each streamed item)."""
+    """``items`` until a token fires or the deadline passes (checked after each item)."""
     for item in items:
         yield item
         if _cancelled(ctx):
@@ -183,7 +191,7 @@ def _until_cancelled(ctx: RunContext, items: Iterator[Any]) -> Iterator[Any]:
 
 def _bound(ctx: RunContext, items: Iterator[Any]) -> Iterator[Any]:
     """Advance ``items`` with the run bound, but never across a yield to the consumer."""
-    cancellable = bool(ctx.cancel_tokens)
+    cancellable = _stoppable(ctx)
     while True:
         token = bind_run(ctx.emitter)
         try:
@@ -200,7 +208,7 @@ def _bound(ctx: RunContext, items: Iterator[Any]) -> Iterator[Any]:
 
 async def _abound(ctx: RunContext, items: AsyncIterator[Any]) -> AsyncIterator[Any]:
     iterator = items.__aiter__()
-    cancellable = bool(ctx.cancel_tokens)
+    cancellable = _stoppable(ctx)
     while True:
         token = bind_run(ctx.emitter)
         try:

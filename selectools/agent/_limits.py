@@ -36,8 +36,8 @@ def partial_content(ctx: RunContext) -> str:
     return fallback
 
 
-def _ending(ctx: RunContext, headline: str) -> Message:
-    partial = partial_content(ctx)
+def _ending(ctx: RunContext, headline: str, partial: str = "") -> Message:
+    partial = partial.strip() or partial_content(ctx)
     text = f"{headline}\n\nPartial result:\n{partial}" if partial else headline
     return Message(role=Role.ASSISTANT, content=text)
 
@@ -78,8 +78,11 @@ def check_limits(ctx: RunContext, budgets: bool = True) -> tuple[Message, str] |
     return _ending(ctx, f"Budget exceeded: {reason}."), "budget_exceeded"
 
 
-def deadline_stop(ctx: RunContext) -> tuple[Message, str]:
-    """End the run at its ``run_timeout``: stop reason ``"run_timeout"``, partial work kept."""
+def deadline_stop(ctx: RunContext, cut_text: str = "") -> tuple[Message, str]:
+    """End the run at its ``run_timeout``: stop reason ``"run_timeout"``, partial work kept.
+
+    ``cut_text`` is a streamed reply the deadline cut short: it is the partial result.
+    """
     limit = ctx.config.run_timeout
     reason = f"Time limit reached: run_timeout={limit:g}s"
     ctx.record(
@@ -89,4 +92,4 @@ def deadline_stop(ctx: RunContext) -> tuple[Message, str]:
         {"reason": reason},
         data={"tokens_used": ctx.usage.total_tokens, "cost_used": ctx.usage.total_cost_usd},
     )
-    return _ending(ctx, f"Stopped: {reason} passed."), "run_timeout"
+    return _ending(ctx, f"Stopped: {reason} passed.", cut_text), "run_timeout"

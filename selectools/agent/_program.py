@@ -95,6 +95,9 @@ def run_program(ctx: RunContext) -> Program:
                 else None
             )
             if not calls:
+                if ctx.stream and ctx.deadline is not None and ctx.timed_out():
+                    message, stop_reason = deadline_stop(ctx, response.text)  # the text was cut
+                    break
                 if ctx.stream and ctx.cancel_tokens:  # cancelled mid-stream: the text was cut
                     stop = check_limits(ctx, budgets=False)
                     if stop is not None:

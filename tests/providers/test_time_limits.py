@@ -11,6 +11,7 @@ behaviour took >= 20 s in each case.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Iterator
@@ -18,9 +19,12 @@ from collections.abc import Iterator
 import pytest
 
 from selectools import Agent, AgentConfig, AgentObserver, tool
-from selectools.testing import FakeLLMServer, Fault, ScriptedProvider, tool_call
+from selectools.exceptions import ProviderError
+from selectools.testing import FakeLLMServer, FakeReply, Fault, ScriptedProvider, tool_call
+from selectools.types import Message, Role
 
 from .conftest import VENDORS, make_provider
+from .test_faults import drive
 
 STALL = 25.0  # the server goes silent this long: longer than any limit under test
 
@@ -58,9 +62,6 @@ def test_the_providers_own_timeout_beats_the_agent_default(
 def test_a_per_call_timeout_beats_the_providers(fresh_server: FakeLLMServer) -> None:
     provider = make_provider("openai", fresh_server, timeout=30.0)
     fresh_server.add(Fault.stall(STALL))
-    from selectools.exceptions import ProviderError
-    from selectools.types import Message, Role
-
     started = time.monotonic()
     with pytest.raises(ProviderError, match="timed out after 1s"):
         provider.complete(messages=[Message(Role.USER, "hi")], timeout=1.0)
@@ -109,8 +110,6 @@ def test_run_timeout_bounds_tool_calls_too() -> None:
 
 
 def test_run_timeout_holds_for_arun_too(fresh_server: FakeLLMServer) -> None:
-    import asyncio
-
     for _ in range(3):
         fresh_server.add(Fault.stall(STALL))
     agent = Agent(
@@ -151,3 +150,20 @@ def test_a_retry_after_past_the_cap_is_not_waited_for(fresh_server: FakeLLMServe
     assert result.stop_reason == "provider_error"
     assert "Retry after 3600s" in str(result.error)
     assert len(fresh_server.requests) == 1
+
+
+@pytest.mark.parametrize("entry", ["run", "arun", "stream", "astream"])
+def test_run_timeout_cuts_a_stream_that_drips(fresh_server: FakeLLMServer, entry: str) -> None:
+    """Each chunk arrives well within the read timeout, but the whole reply would take 30 s."""
+    words = [f"w{i} " for i in range(100)]
+    fresh_server.add(FakeReply(text="".join(words), chunks=words, chunk_latency=0.3))
+    agent = Agent(
+        provider=make_provider("openai", fresh_server),
+        config=AgentConfig(stream=True, run_timeout=1.5),
+    )
+    started = time.monotonic()
+    result = drive(agent, entry)
+    elapsed = time.monotonic() - started
+    assert elapsed < 8, f"{entry}: run_timeout=1.5 ran {elapsed:.1f}s on a dripping stream"
+    assert result.stop_reason == "run_timeout"
+    assert "w0" in result.content  # the partial text is kept
