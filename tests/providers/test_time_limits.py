@@ -167,3 +167,12 @@ def test_run_timeout_cuts_a_stream_that_drips(fresh_server: FakeLLMServer, entry
     assert elapsed < 8, f"{entry}: run_timeout=1.5 ran {elapsed:.1f}s on a dripping stream"
     assert result.stop_reason == "run_timeout"
     assert "w0" in result.content  # the partial text is kept
+
+
+@pytest.mark.parametrize(
+    ("knob", "value"),
+    [("run_timeout", 0), ("run_timeout", -1), ("max_retry_after_seconds", -0.5)],
+)
+def test_bad_time_limits_are_refused(knob: str, value: float) -> None:
+    with pytest.raises(ValueError, match=knob):
+        AgentConfig(**{knob: value})
