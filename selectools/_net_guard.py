@@ -17,7 +17,7 @@ intranet host, so every hop is checked before it is connected to:
   answer cannot swap in another address between check and connect;
 * redirects are followed here, one hop at a time, and each target is checked
   again; credentials are dropped when a redirect leaves the origin;
-* ``timeout`` is a total deadline for the whole exchange (connect, TLS,
+* ``timeout`` is a total deadline for the whole exchange (DNS, connect, TLS,
   redirects, headers and body), held at the socket by
   :class:`~selectools._net_deadline.DeadlineTransport`: a server that drips
   bytes cannot hold a request past it. Tools that let the model pick a timeout
@@ -33,9 +33,10 @@ from __future__ import annotations
 import ipaddress
 import math
 import socket
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .exceptions import SelectoolsError, format_error_box
@@ -303,6 +304,8 @@ def check_url(url: str | httpx.URL, policy: NetPolicy | None = None) -> Target:
     else:
         try:
             raw = list((policy.resolver or _default_resolver)(host, port))
+        except FetchTimeoutError:
+            raise
         except (OSError, UnicodeError) as exc:
             raise BlockedURLError(text, host, f"DNS lookup failed: {exc}") from None
         if not raw:
@@ -390,9 +393,15 @@ def guarded_request(
 
     timeout = checked_timeout(timeout)
     deadline = time.monotonic() + timeout
-    policy = policy or NetPolicy()
     method = method.upper()
     current = _parse(url, params)
+    policy = policy or NetPolicy()
+    lookup = _bounded_lookup(
+        policy.resolver or _default_resolver,
+        deadline,
+        lambda: FetchTimeoutError(method, str(current), timeout),
+    )
+    policy = replace(policy, resolver=lookup)
     if transport is None:
         from ._net_deadline import DeadlineTransport
 
@@ -401,6 +410,38 @@ def guarded_request(
         return _exchange(method, current, policy, headers, json, timeout, deadline, transport)
     except httpx.TimeoutException:
         raise FetchTimeoutError(method, str(current), timeout) from None
+
+
+def _bounded_lookup(
+    resolve: Resolver, deadline: float, timed_out: Callable[[], Exception]
+) -> Resolver:
+    """``resolve`` run in a worker thread and given up on at ``deadline``.
+
+    ``getaddrinfo`` cannot be interrupted, and a name the model picks may be served
+    by a DNS server that answers slowly on purpose; the abandoned thread ends when
+    the system resolver gives up.
+    """
+
+    def lookup(host: str, port: int) -> list[str]:
+        outcome: list[Any] = []
+        done = threading.Event()
+
+        def work() -> None:
+            try:
+                outcome.append(list(resolve(host, port)))
+            except BaseException as exc:
+                outcome.append(exc)
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="selectools-dns", daemon=True).start()
+        if not done.wait(max(deadline - time.monotonic(), 0.0)):
+            raise timed_out()
+        if isinstance(outcome[0], BaseException):
+            raise outcome[0]
+        return list(outcome[0])
+
+    return lookup
 
 
 def _exchange(

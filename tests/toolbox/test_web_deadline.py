@@ -143,3 +143,22 @@ def test_a_quick_server_still_answers(drip_server: str) -> None:
     finally:
         listener.close()
         worker.join(5)
+
+
+def test_a_slow_dns_answer_counts_against_the_deadline() -> None:
+    """The name lookup is part of the request: a resolver that stalls cannot hold the tool."""
+    release = threading.Event()
+
+    def stalling_resolver(host: str, port: int) -> list[str]:
+        release.wait(20)
+        return ["127.0.0.1"]
+
+    slow_dns = NetPolicy(allow_hosts=("127.0.0.1", "slow.test"), resolver=stalling_resolver)
+    try:
+        elapsed, message = _elapsed_of_failure(
+            _web(slow_dns)["http_get"].execute, {"url": "http://slow.test:9/", "timeout": 1.5}
+        )
+    finally:
+        release.set()
+    assert elapsed < 6, f"a stalled DNS lookup held http_get(timeout=1.5) {elapsed:.1f}s"
+    assert "did not finish within 1.5s" in message
