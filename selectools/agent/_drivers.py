@@ -10,6 +10,8 @@ async tools called from it run on a private loop in a worker thread.
 
 from __future__ import annotations
 
+import contextvars
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -76,6 +78,63 @@ class StreamAccumulator:
         return message, usage
 
 
+#: a model call still running at the run's deadline is given up on this long after it
+#: (its own timeout, cut to the deadline, normally fires first and closes the connection)
+_DEADLINE_GRACE = 0.5
+
+
+def _deadline_error(ctx: RunContext) -> ProviderError:
+    return ProviderError(
+        f"the model call did not finish before run_timeout={ctx.config.run_timeout:g}s "
+        "(the server kept the response open) and was abandoned",
+        provider=getattr(ctx.provider, "name", "") or "",
+        retryable=True,
+    )
+
+
+def _complete_sync(ctx: RunContext, provider: Any, request: LLMRequest) -> Any:
+    """``complete``; with a ``run_timeout``, given up on at the deadline.
+
+    A blocking SDK call cannot be interrupted, and a server that sends its body a
+    byte at a time never trips a per-read timeout: the call runs in a worker
+    thread (context copied) and is abandoned when the run's time is up.
+    """
+    if ctx.deadline is None:
+        return complete(provider, request)
+    outcome: list[tuple[bool, Any]] = []
+    done = threading.Event()
+    context = contextvars.copy_context()
+
+    def work() -> None:
+        try:
+            outcome.append((True, context.run(complete, provider, request)))
+        except BaseException as exc:
+            outcome.append((False, exc))
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="selectools-llm-call", daemon=True).start()
+    if not done.wait(max(ctx.time_left() or 0.0, 0.0) + _DEADLINE_GRACE):
+        raise _deadline_error(ctx)
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return value
+
+
+async def _acomplete_by_deadline(ctx: RunContext, provider: Any, request: LLMRequest) -> Any:
+    """``acomplete``; with a ``run_timeout``, cancelled at the deadline."""
+    if ctx.deadline is None:
+        return await acomplete(provider, request)
+    import asyncio
+
+    wait = max(ctx.time_left() or 0.0, 0.0) + _DEADLINE_GRACE
+    try:
+        return await asyncio.wait_for(acomplete(provider, request), wait)
+    except asyncio.TimeoutError:
+        raise _deadline_error(ctx) from None
+
+
 def _text_callback(ctx: RunContext) -> Callable[[str], None]:
     handler = ctx.stream_handler
     emit = ctx.emitter.emit
@@ -93,7 +152,7 @@ def _call_llm_sync(ctx: RunContext, effect: CallLLM) -> tuple[Message, UsageStat
     token = bind_run(ctx.emitter)
     try:
         if not effect.stream:
-            return complete(effect.provider or ctx.provider, effect.request)
+            return _complete_sync(ctx, effect.provider or ctx.provider, effect.request)
         on_text = _text_callback(ctx)
         acc = StreamAccumulator()
         items = stream(ctx.provider, effect.request)
@@ -126,7 +185,9 @@ async def _call_llm_async(ctx: RunContext, effect: CallLLM) -> tuple[Message, Us
     token = bind_run(ctx.emitter)
     try:
         if not effect.stream:
-            return await acomplete(effect.provider or ctx.provider, effect.request)
+            return await _acomplete_by_deadline(
+                ctx, effect.provider or ctx.provider, effect.request
+            )
         on_text = _text_callback(ctx)
         acc = StreamAccumulator()
         items = astream(ctx.provider, effect.request)
@@ -245,7 +306,7 @@ def drive_sync(ctx: RunContext, program: Program) -> AgentResult:
                 # the common effect, performed inline (it is most of a run's overhead)
                 token = bind_run(ctx.emitter)
                 try:
-                    value = complete(effect.provider or ctx.provider, effect.request)
+                    value = _complete_sync(ctx, effect.provider or ctx.provider, effect.request)
                 finally:
                     unbind_run(token)
             else:

@@ -176,3 +176,72 @@ def test_run_timeout_cuts_a_stream_that_drips(fresh_server: FakeLLMServer, entry
 def test_bad_time_limits_are_refused(knob: str, value: float) -> None:
     with pytest.raises(ValueError, match=knob):
         AgentConfig(**{knob: value})
+
+
+@pytest.fixture
+def dripping_openai() -> Iterator[str]:
+    """A loopback server that answers OpenAI chat completions one byte every 0.2 s (~40 s)."""
+    import json
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    body = json.dumps(
+        {
+            "id": "drip",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "gpt-4o",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": "slow"},
+                    "finish_reason": "stop",
+                }
+            ],
+        }
+    ).encode()
+    stop = threading.Event()
+
+    class Drip(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                for byte in body:
+                    if stop.wait(0.2):
+                        return
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+            except OSError:
+                pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Drip)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        stop.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+@pytest.mark.parametrize("entry", ["run", "arun"])
+def test_run_timeout_cuts_a_reply_that_drips(dripping_openai: str, entry: str) -> None:
+    """Every byte comes well within the read timeout; only the run's deadline can stop it."""
+    from selectools import OpenAIProvider
+
+    provider = OpenAIProvider(api_key="test-key", base_url=dripping_openai)
+    agent = Agent(provider=provider, config=AgentConfig(run_timeout=1.5, max_retries=0))
+    started = time.monotonic()
+    result = drive(agent, entry)
+    elapsed = time.monotonic() - started
+    assert elapsed < 8, f"{entry}: run_timeout=1.5 ran {elapsed:.1f}s on a dripping reply"
+    assert result.stop_reason == "run_timeout"
