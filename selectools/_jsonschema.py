@@ -10,10 +10,10 @@ Keywords it does not know are ignored, as JSON Schema itself prescribes.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from ._text import one_line
+from ._untrusted_regex import RegexTimeoutError, UntrustedPattern
 
 __all__ = ["SchemaError", "validate"]
 
@@ -189,8 +189,23 @@ def _check_string(value: str, schema: dict[str, Any], path: str) -> None:
     if high is not None and len(value) > high:
         raise SchemaError(f"{path}: must be at most {high} character(s) long")
     pattern = schema.get("pattern")
-    if pattern is not None and re.search(pattern, value) is None:
+    if pattern is not None and _search(pattern, value, path) is None:
         raise SchemaError(f"{path}: {_short(value)} does not match pattern {pattern!r}")
+
+
+def _search(pattern: Any, value: str, path: str) -> Any:
+    """Search with the schema's pattern, which may come from a remote server: bounded in time."""
+    if not isinstance(pattern, str):
+        raise SchemaError(f"{path}: the schema's pattern must be a string, got {pattern!r}")
+    try:
+        return UntrustedPattern(pattern).search(value)
+    except RegexTimeoutError as exc:
+        raise SchemaError(
+            f"{path}: the schema's pattern {pattern!r} could not be checked against "
+            f"{_short(value)}: {exc}"
+        ) from None
+    except ValueError as exc:
+        raise SchemaError(f"{path}: the schema's pattern is unusable: {exc}") from None
 
 
 def _check_number(value: float, schema: dict[str, Any], path: str) -> None:

@@ -289,7 +289,8 @@ class AgentResult(RichDisplay):
     ``stop_reason`` says why the loop ended (``"final"``, ``"terminal_tool"``,
     ``"max_iterations"``, ``"routing"``, ``"provider_error"``,
     ``"structured_output_failed"``, ``"budget_exceeded"``, ``"cancelled"``,
-    ``"error"`` for a failed batch item); ``error`` holds the typed error when
+    ``"run_timeout"`` when ``AgentConfig.run_timeout`` passed, ``"error"`` for a
+    failed batch item); ``error`` holds the typed error when
     the run ended because of one. ``messages`` is the run's conversation: the
     input (after any remembered history), assistant turns and tool results.
     """

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Generator
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from .._text import one_line
@@ -24,10 +25,11 @@ from ..trace import StepType, TraceStep, now
 from ..types import AgentResult, Message, ReplyText, Role, ToolCall
 from ..usage import UsageStats
 from ._context import RunContext
-from ._effects import CallLLM, LLMRequest, RunTools, Sleep
+from ._effects import CallLLM, RunTools, Sleep
 from ._gate_check import needs_gate
-from ._limits import check_limits
+from ._limits import check_limits, deadline_stop
 from ._response_cache import cache_lookup, cache_store
+from ._retry import retry_delay
 from ._session import report_session_load, save_session
 from ._summarize import summarize_trimmed
 from ._tool_jobs import ToolJob
@@ -79,6 +81,9 @@ def run_program(ctx: RunContext) -> Program:
                 emit("on_iteration_start", ctx.iteration, ctx.history)
             response = yield from _call_model(ctx)
             if response is None:
+                if ctx.deadline is not None and ctx.timed_out():
+                    message, stop_reason = deadline_stop(ctx)
+                    break
                 text = f"Provider error: {ctx.error or 'unknown error'}"
                 message, stop_reason = Message(role=Role.ASSISTANT, content=text), "provider_error"
                 break
@@ -96,6 +101,9 @@ def run_program(ctx: RunContext) -> Program:
                 else None
             )
             if not calls:
+                if ctx.stream and ctx.deadline is not None and ctx.timed_out():
+                    message, stop_reason = deadline_stop(ctx, response.text)  # the text was cut
+                    break
                 if ctx.stream and ctx.cancel_tokens:  # cancelled mid-stream: the text was cut
                     stop = check_limits(ctx, budgets=False)
                     if stop is not None:
@@ -161,7 +169,9 @@ def _tool_turn(
         yield from check_coherence_of(ctx, jobs)
     runnable = [job for job in jobs if not job.denied]
     if runnable:
-        yield RunTools(runnable, config.parallel_tool_execution, config.tool_timeout_seconds)
+        yield RunTools(
+            runnable, config.parallel_tool_execution, config.tool_timeout_seconds, ctx.deadline
+        )
         if config.screen_tool_output or ctx.screen_tools:
             from ._guard import screen_results
 
@@ -242,14 +252,13 @@ def _call_model(ctx: RunContext) -> Generator[Any, Any, Message | None]:
     """One model turn with retries; ``None`` when every attempt failed."""
     config = ctx.config
     emitter = ctx.emitter
-    request = LLMRequest(
+    request = ctx.model_request(
         ctx.model,
         ctx.system_prompt,
         ctx.history,
+        config.max_tokens,
         ctx.tools or None,
         config.temperature,
-        config.max_tokens,
-        config.request_timeout,
     )
     cache = config.cache
     key = None
@@ -260,6 +269,8 @@ def _call_model(ctx: RunContext) -> Generator[Any, Any, Message | None]:
     attempt = 0
     while True:
         attempt += 1
+        if attempt > 1 and ctx.deadline is not None:
+            request = replace(request, timeout=ctx.timeout_for(config.request_timeout))
         started = now()
         if emitter.active:
             emitter.emit(
@@ -339,16 +350,15 @@ def _provider_failed(
         status="error",
         error=str(error),
     )
-    if not error.retryable or attempt > config.max_retries:
+    backoff = retry_delay(config, error, attempt)
+    left = ctx.time_left()
+    if backoff is None or (left is not None and left <= backoff):
+        # not retryable, out of attempts, a Retry-After past the cap, or no time for another try
         ctx.error = error
         ctx.fail(
             "llm", error, f"provider failed after {attempt} attempt(s): {error}", attempts=attempt
         )
         return None
-    backoff = config.retry_backoff_seconds * attempt
-    if error.is_rate_limit:
-        cooldown = config.rate_limit_cooldown_seconds * attempt
-        backoff += max(cooldown, error.retry_after or 0.0)
     ctx.emitter.emit(
         "on_llm_retry", attempt, config.max_retries, error, backoff, iteration=ctx.iteration
     )

@@ -97,6 +97,7 @@ class AzureOpenAIProvider(OpenAIProvider):
             options["api_key"] = key
         if timeout is not None:
             options["timeout"] = timeout
+        self.timeout = timeout
         self._bind_clients(
             lambda http: self._sdk.AzureOpenAI(**options, http_client=http),
             lambda http: self._sdk.AsyncAzureOpenAI(**options, http_client=http),

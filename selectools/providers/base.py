@@ -50,7 +50,12 @@ _T = TypeVar("_T")
 class LLMRequest:
     """One provider call: the keyword arguments of ``complete``/``stream`` as a value.
 
-    ``model`` may be ``""`` for "the provider's default model".
+    ``model`` may be ``""`` for "the provider's default model". ``timeout`` is
+    what a keyword provider receives; ``timeout_is_default`` marks it as the
+    agent-wide ``AgentConfig.request_timeout``, which a provider's own
+    ``timeout=`` overrides (the more specific setting wins). ``deadline`` is the
+    ``time.monotonic()`` by which the call must end (``AgentConfig.run_timeout``);
+    every timeout is cut to it.
     """
 
     model: str
@@ -60,6 +65,8 @@ class LLMRequest:
     temperature: float = 0.0
     max_tokens: int = 1000
     timeout: float | None = None
+    timeout_is_default: bool = False
+    deadline: float | None = None
 
     def call(self, method: Callable[..., _T]) -> _T:
         """``method(**self.kwargs())`` without building the dict: how a keyword provider is called.

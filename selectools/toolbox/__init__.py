@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 
-from .._net_guard import BlockedURLError, NetPolicy
+from .._net_guard import BlockedURLError, FetchTimeoutError, NetPolicy
 from ..tools import Tool
 from . import data_tools, datetime_tools, file_tools, text_tools, web_tools
 from ._errors import (
@@ -38,6 +38,7 @@ from .web_tools import SearchConfig
 __all__ = [
     "CATEGORIES",
     "BlockedURLError",
+    "FetchTimeoutError",
     "FileSandbox",
     "HTTPStatusError",
     "NetPolicy",
