@@ -17,7 +17,8 @@ import copy
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._jsonschema import SchemaError, validate
+from .._jsonschema import SchemaError
+from .._remote_schema import validate_remote
 from ..exceptions import ToolExecutionError, ToolValidationError
 from ..tools._parameter import ToolParameter
 from ..tools._run import ChunkCallback
@@ -99,7 +100,7 @@ class MCPTool(Tool):
             )
         args = dict(params)
         try:
-            validate(args, self._parameters)
+            validate_remote(args, self._parameters)
         except SchemaError as exc:
             raise ToolValidationError(
                 self.name,

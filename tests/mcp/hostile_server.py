@@ -25,6 +25,45 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     },
     # a property that is not a schema object
     "odd": {"type": "object", "properties": {"x": "not a schema", "y": {"type": "number"}}},
+    # valid JSON Schema that a small validator gets wrong: a tuple (pydantic's prefixItems)
+    "pair": {
+        "type": "object",
+        "properties": {
+            "pair": {
+                "type": "array",
+                "prefixItems": [{"type": "integer"}, {"type": "string"}],
+                "items": False,
+            }
+        },
+        "required": ["pair"],
+    },
+    # names matched by patternProperties are not "additional"
+    "labels": {
+        "type": "object",
+        "properties": {
+            "labels": {
+                "type": "object",
+                "patternProperties": {"^x-[a-z]+$": {"type": "string"}},
+                "additionalProperties": False,
+            }
+        },
+    },
+    # a property-name pattern that backtracks catastrophically
+    "names": {
+        "type": "object",
+        "properties": {
+            "tags": {
+                "type": "object",
+                "patternProperties": {"(a|a)+$": {"type": "integer"}},
+                "additionalProperties": False,
+            }
+        },
+    },
+    # a $ref to a remote document: never fetched
+    "remote": {
+        "type": "object",
+        "properties": {"x": {"$ref": "https://schemas.example.invalid/x.json"}},
+    },
 }
 
 

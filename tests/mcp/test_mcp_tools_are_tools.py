@@ -65,7 +65,7 @@ def test_odd_schemas_of_a_server_still_make_usable_tools() -> None:
     )
     with mcp_tools(config) as tools:
         by_name = {t.name: t for t in tools}
-        assert sorted(by_name) == ["listy", "loose", "odd"]
+        assert {"listy", "loose", "odd"} <= set(by_name)
         assert all(isinstance(t, Tool) for t in tools)
         assert by_name["listy"].schema()["parameters"] == {"type": "object", "properties": {}}
         assert json.loads(by_name["listy"].execute({})) == {"args": {}, "tool": "listy"}
