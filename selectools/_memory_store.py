@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 from .exceptions import SelectoolsError
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from .providers.base import LLMRequest
 
 __all__ = [
@@ -172,7 +174,7 @@ def run_extraction(provider: Any, request: LLMRequest) -> str:
     return message.text
 
 
-def open_sqlite(path: str, schema: str, what: str) -> Any:
+def open_sqlite(path: str, schema: str, what: str) -> sqlite3.Connection:
     """A SQLite connection to a store of ``schema``, created (or checked) safely across processes.
 
     Set-up runs in one ``BEGIN IMMEDIATE`` transaction (the version read and the

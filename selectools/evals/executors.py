@@ -57,7 +57,8 @@ def _pickler_class() -> type[Any]:
             make = _LOCK_TYPES.get(type(obj))
             if make is not None:
                 return make, ()
-            return super().reducer_override(obj)
+            # ray's vendored cloudpickle is unannotated
+            return super().reducer_override(obj)  # type: ignore[no-untyped-call]
 
     return LockFreePickler
 
