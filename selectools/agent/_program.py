@@ -27,7 +27,7 @@ from ._effects import CallLLM, LLMRequest, RunTools, Sleep
 from ._gate_check import needs_gate
 from ._limits import check_limits
 from ._response_cache import cache_lookup, cache_store
-from ._session import report_session_load, save_session
+from ._session import begin_turn, report_session_load, save_session
 from ._summarize import summarize_trimmed
 from ._tool_jobs import ToolJob
 
@@ -40,6 +40,22 @@ Program = Generator[Any, Any, AgentResult]
 
 
 def run_program(ctx: RunContext) -> Program:
+    """The run's generator; with a session store, one turn under the session's lock."""
+    if ctx.config.session_store is None:
+        return _program(ctx)
+    return _session_turn(ctx)
+
+
+def _session_turn(ctx: RunContext) -> Program:
+    lock = yield from begin_turn(ctx)
+    try:
+        return (yield from _program(ctx))
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def _program(ctx: RunContext) -> Program:
     emitter = ctx.emitter
     emit = emitter.emit
     config = ctx.config

@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._storage import atomic_write_text
 from .case import CaseResult, CaseVerdict, EvalError
-from .report import EvalReport, atomic_write_text
+from .report import EvalReport
 
 __all__ = ["BaselineStore", "RegressionResult"]
 

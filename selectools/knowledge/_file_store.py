@@ -1,6 +1,6 @@
 """``FileKnowledgeStore``: ``MEMORY.md`` plus daily ``logs/YYYY-MM-DD.jsonl`` in a folder.
 
-Every write holds the folder's lock file (``.lock``, ``fcntl.flock``), so
+Every write holds the folder's lock file (``.lock``), so
 several processes sharing one folder never interleave or overwrite each
 other. A log entry is one ``write`` of a whole JSON line, fsynced; MEMORY.md is
 rewritten atomically (temp file + fsync + rename). A process killed mid-write
@@ -18,13 +18,8 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .._memory_store import (
-    FORMAT_VERSION,
-    MemoryStoreError,
-    atomic_write_text,
-    check_version,
-    file_lock,
-)
+from .._memory_store import FORMAT_VERSION, MemoryStoreError, check_version
+from .._storage import append_record, atomic_write_text, file_lock
 from ._entry import KnowledgeEntry
 
 __all__ = ["FileKnowledgeStore", "parse_memory_md", "render_memory_md"]
@@ -91,13 +86,9 @@ class FileKnowledgeStore:
             self._mark()
             self.logs_dir.mkdir(parents=True, exist_ok=True)
             path = self.logs_dir / f"{day}.jsonl"
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
             try:
-                size = os.fstat(fd).st_size
-                if size and not _ends_with_newline(path, size):
-                    line = b"\n" + line  # start after a line torn by a killed writer
-                os.write(fd, line)
-                os.fsync(fd)
+                append_record(fd, line, fsync=True)
             finally:
                 os.close(fd)
             if entry.persistent:
@@ -184,9 +175,3 @@ class FileKnowledgeStore:
 
     def facts(self) -> dict[str, list[str]]:
         return self._read_facts()
-
-
-def _ends_with_newline(path: Path, size: int) -> bool:
-    with open(path, "rb") as handle:
-        handle.seek(size - 1)
-        return handle.read(1) == b"\n"

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from .._memory_store import FORMAT_VERSION, MemoryStoreError, check_version
-from .._redis import redis_client
+from .._storage import redis_client
 from ._entry import KnowledgeEntry
 
 __all__ = ["RedisKnowledgeStore"]

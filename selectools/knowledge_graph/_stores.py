@@ -14,7 +14,8 @@ from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .._memory_store import open_sqlite
+from .._memory_store import open_store_db
+from .._storage import transaction
 from ._triple import Triple, matches_keywords
 
 __all__ = ["InMemoryTripleStore", "SQLiteTripleStore"]
@@ -115,7 +116,7 @@ class SQLiteTripleStore:
     def __init__(self, db_path: str | Path = "knowledge_graph.db") -> None:
         self.db_path = str(db_path)
         self._lock = threading.Lock()
-        self._conn = open_sqlite(self.db_path, _SCHEMA, "triple store")
+        self._conn = open_store_db(self.db_path, _SCHEMA, "triple store")
 
     def close(self) -> None:
         self._conn.close()
@@ -151,7 +152,7 @@ class SQLiteTripleStore:
             )
             for t in triples
         ]
-        with self._lock, self._conn:
+        with self._lock, transaction(self._conn):
             self._conn.executemany(
                 "INSERT OR IGNORE INTO triples "
                 "(subject, relation, object, confidence, source_turn, created_at) "
@@ -196,7 +197,7 @@ class SQLiteTripleStore:
         object: str | None = None,
     ) -> int:
         where, params = self._where(subject, relation, object)
-        with self._lock, self._conn:
+        with self._lock, transaction(self._conn):
             return self._conn.execute(f"DELETE FROM triples{where}", params).rowcount
 
     def all(self) -> list[Triple]:

@@ -7,11 +7,11 @@ vectors once into a numpy matrix and reuses it until the next write.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..._storage import open_sqlite, transaction
 from ..document import Document, SearchResult
 from ..vector_store import VectorStore, top_hits
 
@@ -47,8 +47,7 @@ class SQLiteVectorStore(VectorStore):
     ) -> None:
         super().__init__(embedder, dimension)
         self.db_path = str(db_path)
-        self._conn = sqlite3.connect(self.db_path, check_same_thread=False)
-        self._conn.executescript(_SCHEMA)
+        self._conn = open_sqlite(self.db_path, _SCHEMA, what="vector store")
         row = self._conn.execute("select value from store_info where key = 'dimension'").fetchone()
         if row is not None:
             stored = int(row[0])
@@ -62,7 +61,7 @@ class SQLiteVectorStore(VectorStore):
         self._cache: tuple[list[str], list[Document], numpy.ndarray] | None = None
 
     def _on_dimension(self, dimension: int) -> None:
-        with self._conn:
+        with transaction(self._conn):
             self._conn.execute(
                 "insert or replace into store_info (key, value) values ('dimension', ?)",
                 (str(dimension),),
@@ -73,7 +72,7 @@ class SQLiteVectorStore(VectorStore):
             (id_, doc.text, json.dumps(doc.metadata, ensure_ascii=False), vec.tobytes())
             for id_, doc, vec in zip(ids, documents, vectors, strict=True)
         ]
-        with self._conn:  # one transaction: all rows or none
+        with transaction(self._conn):  # all rows or none
             self._conn.executemany(
                 "insert into documents (id, text, metadata, embedding) values (?, ?, ?, ?)", rows
             )
@@ -107,12 +106,12 @@ class SQLiteVectorStore(VectorStore):
         return top_hits(matrix @ vector, ids, docs, top_k, filter)
 
     def _delete(self, ids: list[str]) -> None:
-        with self._conn:
+        with transaction(self._conn):
             self._conn.executemany("delete from documents where id = ?", [(i,) for i in ids])
         self._cache = None
 
     def _clear(self) -> None:
-        with self._conn:
+        with transaction(self._conn):
             self._conn.execute("delete from documents")
         self._cache = None
 
