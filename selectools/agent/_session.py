@@ -87,9 +87,9 @@ def _read_or_set_aside(agent: Agent) -> tuple[dict[str, Any] | None, list[Messag
         assert config.session_id is not None
         where = set_aside(config.session_id)
         warnings.warn(
-            f"{exc} It was moved aside to {where} (kept for you to inspect); session "
-            f"{config.session_id!r} starts empty. Pass AgentConfig(on_damaged_session='fail') "
-            "to stop instead.",
+            f"session {config.session_id!r} could not be read and starts empty; the stored "
+            f"copy was moved aside to {where} (kept for you to inspect). The problem: {exc}. "
+            "Pass AgentConfig(on_damaged_session='fail') to stop instead.",
             RuntimeWarning,
             stacklevel=4,
         )
