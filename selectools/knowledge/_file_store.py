@@ -5,7 +5,7 @@ several processes sharing one folder never interleave or overwrite each
 other. A log entry is one ``write`` of a whole JSON line, fsynced; MEMORY.md is
 rewritten atomically (temp file + fsync + rename). A process killed mid-write
 therefore leaves at worst a torn last log line, which readers skip (and count
-in :attr:`FileKnowledgeStore.skipped_lines`) and the next writer starts after
+in :attr:`FileKnowledgeStore.skipped_lines`, naming each in ``unreadable``) and the next writer starts after
 on a fresh line. ``.selectools-knowledge.json`` records the format version: a
 folder written by a newer selectools is refused with :class:`StoreVersionError`.
 """
@@ -62,6 +62,8 @@ class FileKnowledgeStore:
         self._lock_path = self.storage_dir / ".lock"
         #: unreadable log lines met by the last read (a line torn by a killed writer)
         self.skipped_lines = 0
+        #: where each skipped line is (file and line number) and why
+        self.unreadable: list[str] = []
         marker = self.storage_dir / _MARKER
         if marker.exists():
             try:
@@ -149,21 +151,23 @@ class FileKnowledgeStore:
     def entries(self, since: datetime | None = None) -> list[KnowledgeEntry]:
         first_day = since.astimezone(timezone.utc).strftime("%Y-%m-%d") if since else ""
         found: list[KnowledgeEntry] = []
-        skipped = 0
+        unreadable: list[str] = []
         for path in self._log_files():
             if path.stem < first_day:
                 continue
-            for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            for number, raw in enumerate(text.splitlines(), 1):
                 if not raw.strip():
                     continue
                 try:
                     entry = KnowledgeEntry.from_dict(json.loads(raw))
-                except (ValueError, KeyError, TypeError, AttributeError):
-                    skipped += 1
+                except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                    unreadable.append(f"line {number} of {path} is not a knowledge entry: {exc}")
                     continue
                 if since is None or entry.timestamp >= since:
                     found.append(entry)
-        self.skipped_lines = skipped
+        self.skipped_lines = len(unreadable)
+        self.unreadable = unreadable
         found.sort(key=lambda e: e.timestamp)
         return found
 

@@ -49,6 +49,8 @@ class SQLiteKnowledgeStore:
         self.db_path = str(db_path)
         self._lock = threading.Lock()
         self._conn = open_store_db(self.db_path, _SCHEMA, "knowledge store")
+        #: entries the last read skipped because they could not be read (which, and why)
+        self.unreadable: list[str] = []
 
     def __repr__(self) -> str:
         return f"SQLiteKnowledgeStore({self.db_path!r})"
@@ -87,20 +89,26 @@ class SQLiteKnowledgeStore:
             params = (_iso(since),)
         with self._lock:
             rows = self._conn.execute(sql + " ORDER BY timestamp, rowid", params).fetchall()
-        return [
-            KnowledgeEntry.from_dict(
-                {
-                    "id": i,
-                    "timestamp": t,
-                    "category": c,
-                    "content": text,
-                    "persistent": bool(p),
-                    "importance": imp,
-                    "ttl_days": ttl,
-                }
-            )
-            for i, t, c, text, p, imp, ttl in rows
-        ]
+        found, unreadable = [], []
+        for i, t, c, text, p, imp, ttl in rows:
+            try:
+                found.append(
+                    KnowledgeEntry.from_dict(
+                        {
+                            "id": i,
+                            "timestamp": t,
+                            "category": c,
+                            "content": text,
+                            "persistent": bool(p),
+                            "importance": imp,
+                            "ttl_days": ttl,
+                        }
+                    )
+                )
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                unreadable.append(f"entry {i!r} in {self.db_path} cannot be read: {exc}")
+        self.unreadable = unreadable
+        return found
 
     def facts(self) -> dict[str, list[str]]:
         with self._lock:
