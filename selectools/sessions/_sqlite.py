@@ -117,6 +117,13 @@ class SQLiteSessionStore:
             self._local.db, self._local.pid = db, os.getpid()
         return db
 
+    def close(self) -> None:
+        """Close this thread's connection (the next call opens a new one)."""
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            self._local.db = None
+            db.close()
+
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
         yield self._connection()

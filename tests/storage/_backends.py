@@ -50,7 +50,11 @@ def open_store(protocol: str, backend: str, location: str) -> Any:
         dsn, table = location.split("|")
         return PostgresCheckpointStore(dsn, table=table)
     if protocol == "knowledge":
-        from selectools.knowledge import FileKnowledgeStore, RedisKnowledgeStore, SQLiteKnowledgeStore
+        from selectools.knowledge import (
+            FileKnowledgeStore,
+            RedisKnowledgeStore,
+            SQLiteKnowledgeStore,
+        )
 
         if backend == "file":
             return FileKnowledgeStore(location)

@@ -63,7 +63,9 @@ class Sessions:
             path.write_text(path.read_text()[:40])
         elif backend == "sqlite":
             with sqlite3.connect(location) as db:
-                db.execute("UPDATE sessions SET data = '{\"v\": 1, \"pay' WHERE session_id = ?", (key,))
+                db.execute(
+                    'UPDATE sessions SET data = \'{"v": 1, "pay\' WHERE session_id = ?', (key,)
+                )
         else:
             client, prefix = _redis(location)
             client.hset(f"{prefix}default:{key}", "data", '{"v": 1, "pay')
@@ -115,6 +117,9 @@ class Checkpoints:
             if version is not None:
                 found[key] = version
         return found
+
+    def count(self, store: Any, location: str) -> int:
+        return sum(len(store.list(key)) for key in KEYS)
 
     def _one_id(self, store: Any, key: str) -> str:
         return str(store.list(key)[0].checkpoint_id)
@@ -191,6 +196,9 @@ class Knowledge:
                     raise Torn(f"fact {fact[:40]} is torn")
         return found
 
+    def count(self, store: Any, location: str) -> int:
+        return len(store.entries())
+
     def corrupt(self, backend: str, location: str, key: str, store: Any) -> str:
         """Damage the first entry of ``key``; returns what the store should name (id or line)."""
         target = next(e for e in store.entries() if e.category == key)
@@ -239,6 +247,11 @@ class Audit:
             check_payload(key, version, record["payload"])
             found[key] = max(found.get(key, 0), version)
         return found
+
+    def count(self, store: Any, location: str) -> int:
+        from selectools.audit import read_audit
+
+        return len(read_audit(location).records)
 
 
 class Baselines:

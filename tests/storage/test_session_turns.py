@@ -21,9 +21,22 @@ def test_two_processes_x_12_turns_on_one_session_keep_all_24(backend, mode, make
     started = time.monotonic()
     children = [
         subprocess.Popen(
-            [sys.executable, "-m", "tests.storage._child", "turns", backend, location, tag,
-             str(TURNS), mode],
-            cwd=ROOT, env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                "-m",
+                "tests.storage._child",
+                "turns",
+                backend,
+                location,
+                tag,
+                str(TURNS),
+                mode,
+            ],
+            cwd=ROOT,
+            env=child_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )  # fmt: skip
         for tag in ("A", "B")
     ]
