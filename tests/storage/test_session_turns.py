@@ -19,25 +19,16 @@ TURNS = 12
 def test_two_processes_x_12_turns_on_one_session_keep_all_24(backend, mode, make_location):
     location = make_location("sessions", backend)
     started = time.monotonic()
+    command = [sys.executable, "-m", "tests.storage._child", "turns", backend, location]
     children = [
         subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "tests.storage._child",
-                "turns",
-                backend,
-                location,
-                tag,
-                str(TURNS),
-                mode,
-            ],
+            [*command, tag, str(TURNS), mode],
             cwd=ROOT,
             env=child_env(),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-        )  # fmt: skip
+        )
         for tag in ("A", "B")
     ]
     try:
