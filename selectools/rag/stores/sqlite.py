@@ -59,6 +59,8 @@ class SQLiteVectorStore(VectorStore):
                 )
             self.dimension = stored
         self._cache: tuple[list[str], list[Document], numpy.ndarray] | None = None
+        #: documents the last load skipped because they could not be read (which, and why)
+        self.unreadable: list[str] = []
 
     def _on_dimension(self, dimension: int) -> None:
         with transaction(self._conn):
@@ -85,13 +87,25 @@ class SQLiteVectorStore(VectorStore):
             rows = self._conn.execute(
                 "select id, text, metadata, embedding from documents order by seq"
             ).fetchall()
-            ids = [r[0] for r in rows]
-            docs = [Document(text=r[1], metadata=json.loads(r[2])) for r in rows]
+            ids, docs, vectors, unreadable = [], [], [], []
+            width = 4 * (self.dimension or 0)
+            for id_, text, metadata, embedding in rows:
+                try:
+                    meta = json.loads(metadata)
+                    if not isinstance(meta, dict) or not isinstance(embedding, bytes):
+                        raise ValueError("metadata is not an object or the vector is not a blob")
+                    if width and len(embedding) != width:
+                        raise ValueError(f"the vector has {len(embedding)} bytes, not {width}")
+                except ValueError as exc:
+                    unreadable.append(f"document {id_!r} in {self.db_path} cannot be read: {exc}")
+                    continue
+                ids.append(id_)
+                docs.append(Document(text=text, metadata=meta))
+                vectors.append(embedding)
+            self.unreadable = unreadable
             matrix = (
-                numpy.frombuffer(b"".join(r[3] for r in rows), dtype=numpy.float32).reshape(
-                    len(rows), -1
-                )
-                if rows
+                numpy.frombuffer(b"".join(vectors), dtype=numpy.float32).reshape(len(ids), -1)
+                if ids
                 else numpy.zeros((0, self.dimension or 0), dtype=numpy.float32)
             )
             self._cache = (ids, docs, matrix)
