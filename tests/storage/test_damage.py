@@ -202,7 +202,7 @@ def test_a_damaged_audit_line_is_named_and_the_others_read(make_location):
 
 # -- eval baselines ------------------------------------------------------------------
 def test_a_damaged_baseline_is_named_and_the_others_load(make_location):
-    location, store = _filled("baselines", "file", make_location)
+    _location, store = _filled("baselines", "file", make_location)
     path = store.path("k1")
     path.write_text(path.read_text()[:60])
     with pytest.raises(EvalError, match=str(path)):
@@ -213,7 +213,7 @@ def test_a_damaged_baseline_is_named_and_the_others_load(make_location):
 def test_a_baseline_from_a_newer_format_is_refused_and_never_overwritten(make_location):
     import json
 
-    location, store = _filled("baselines", "file", make_location)
+    _location, store = _filled("baselines", "file", make_location)
     path = store.path("k1")
     data = json.loads(path.read_text())
     data["baseline_format"] = 99
