@@ -162,8 +162,12 @@ class RedisSessionStore:
                     return
 
         def acquire(wait: float) -> bool:
-            if not held.acquire(blocking=True, blocking_timeout=wait):
-                return False
+            deadline = time.monotonic() + wait
+            while not held.acquire(blocking=False):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                time.sleep(min(0.05, left))
             stop.clear()
             threading.Thread(target=renew, name="selectools-session-lock", daemon=True).start()
             return True

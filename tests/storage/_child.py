@@ -5,6 +5,9 @@ runs COUNT agent turns on the session ``shared`` with a scripted model, the
 prompts ``TAG-0`` ... (``reuse``: one agent for every turn; ``fresh``: a new
 agent per turn, as a server worker does per request).
 
+``python -m tests.storage._child hold BACKEND LOCATION`` takes the lock of
+session ``shared``, prints ``held`` and sleeps until killed.
+
 ``python -m tests.storage._child dump PROTOCOL BACKEND LOCATION`` opens a store
 in this fresh process and prints what it holds as JSON (see ``_records``).
 """
@@ -46,6 +49,14 @@ def main() -> None:
     if command == "turns":
         backend, location, tag, count, mode = sys.argv[2:7]
         turns(backend, location, tag, int(count), mode)
+    elif command == "hold":
+        import time
+
+        backend, location = sys.argv[2:4]
+        lock = open_store("sessions", backend, location).lock("shared")
+        lock.acquire()
+        print("held", flush=True)
+        time.sleep(120)
     elif command == "dump":
         protocol, backend, location = sys.argv[2:5]
         records = RECORDS[protocol]
