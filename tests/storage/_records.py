@@ -288,7 +288,51 @@ class Baselines:
         return found
 
 
+class Triples:
+    """A triple per write: ``key --v--> "version:" + padding``."""
+
+    def write(self, store: Any, key: str, version: int) -> None:
+        from selectools.knowledge_graph import Triple
+
+        store.add([Triple(key, "v", f"{version}:" + "x" * SIZE)])
+
+    def read_all(self, store: Any, location: str) -> dict[str, int]:
+        found: dict[str, int] = {}
+        for triple in store.all():
+            version, pad = triple.object.split(":")
+            if pad != "x" * SIZE:
+                raise Torn(f"triple {triple.subject} v{version} is torn")
+            found[triple.subject] = max(found.get(triple.subject, 0), int(version))
+        return found
+
+    def count(self, store: Any, location: str) -> int:
+        return int(store.count())
+
+
+class Traces:
+    """A trace per write (run id ``key-version``; the payload in its metadata)."""
+
+    def write(self, store: Any, key: str, version: int) -> None:
+        from selectools.trace import AgentTrace
+
+        metadata = {"key": key, "v": version, "payload": [stamp(key, version)] * SIZE}
+        store.save(AgentTrace(run_id=f"{key}-{version}", metadata=metadata))
+
+    def read_all(self, store: Any, location: str) -> dict[str, int]:
+        found: dict[str, int] = {}
+        for trace in store.query():
+            key, version = trace.metadata["key"], int(trace.metadata["v"])
+            check_payload(key, version, trace.metadata["payload"])
+            found[key] = max(found.get(key, 0), version)
+        return found
+
+    def count(self, store: Any, location: str) -> int:
+        return len(store.query())
+
+
 RECORDS: dict[str, Any] = {
+    "triples": Triples(),
+    "traces": Traces(),
     "sessions": Sessions(),
     "checkpoints": Checkpoints(),
     "knowledge": Knowledge(),

@@ -2,7 +2,8 @@
 
 A damaged record is skipped by reads and named in ``store.unreadable`` (a
 direct ``load`` of it names it in the error); every other record stays
-readable. (Their kill -9 and two-writer behaviour is not in this suite.)
+readable. Traces and triples are also killed mid-write and written by two
+processes at once in ``test_conformance.py``; vector stores are not (yet).
 """
 
 from __future__ import annotations
