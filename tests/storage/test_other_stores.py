@@ -150,3 +150,23 @@ def test_saved_memory_vectors_reopen_and_a_damaged_file_is_named(tmp_path):
     documents.write_text(documents.read_text()[:40])
     with pytest.raises(DocumentLoadError, match=str(documents)):
         InMemoryVectorStore.load(folder, embedder=HashEmbedder(dimension=32))
+
+
+# -- newer formats -------------------------------------------------------------------
+NEWER = {
+    "traces": lambda path: SQLiteTraceStore(path),
+    "triples": lambda path: SQLiteTripleStore(db_path=path),
+    "vectors": lambda path: SQLiteVectorStore(embedder=HashEmbedder(dimension=32), db_path=path),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(NEWER))
+def test_a_sqlite_store_from_a_newer_format_is_refused_untouched(kind, tmp_path):
+    path = tmp_path / f"{kind}.db"
+    NEWER[kind](path).close()
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA user_version=99")
+    before = path.read_bytes()
+    with pytest.raises(ValueError, match="newer selectools"):
+        NEWER[kind](path)
+    assert path.read_bytes() == before
