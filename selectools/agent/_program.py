@@ -27,7 +27,7 @@ from ._effects import CallLLM, LLMRequest, RunTools, Sleep
 from ._gate_check import needs_gate
 from ._limits import check_limits
 from ._response_cache import cache_lookup, cache_store
-from ._session import begin_turn, report_session_load, save_session
+from ._session import begin_turn, end_turn, report_session_load, save_session
 from ._summarize import summarize_trimmed
 from ._tool_jobs import ToolJob
 
@@ -47,12 +47,11 @@ def run_program(ctx: RunContext) -> Program:
 
 
 def _session_turn(ctx: RunContext) -> Program:
-    lock = yield from begin_turn(ctx)
+    yield from begin_turn(ctx)
     try:
         return (yield from _program(ctx))
     finally:
-        if lock is not None:
-            lock.release()
+        end_turn(ctx.agent)
 
 
 def _program(ctx: RunContext) -> Program:

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from ._context import RunContext
     from .core import Agent
 
-__all__ = ["begin_turn", "load_session", "report_session_load", "save_session"]
+__all__ = ["begin_turn", "end_turn", "load_session", "report_session_load", "save_session"]
 
 
 def _fingerprint(data: dict[str, Any] | None) -> str | None:
@@ -147,10 +147,19 @@ def _lock_and_reload(agent: Agent, lock: SessionLock | None) -> None:
         raise
 
 
-def begin_turn(ctx: RunContext) -> Generator[Any, Any, SessionLock | None]:
-    """Lock the session for this run and start from its latest saved state; returns the lock."""
+def begin_turn(ctx: RunContext) -> Generator[Any, Any, None]:
+    """Lock the session for this run and start from its latest saved state.
+
+    A run of this agent that starts while another is in progress (a tool that
+    runs the agent again, ``batch``) shares that run's lock and memory instead
+    of waiting for it; the lock goes when the last of them ends (:func:`end_turn`).
+    """
     agent = ctx.agent
     config = ctx.config
+    with agent._lock:
+        if agent._session_turns:
+            agent._session_turns += 1
+            return
     store, session_id = config.session_store, config.session_id
     assert store is not None
     assert session_id is not None
@@ -159,6 +168,9 @@ def begin_turn(ctx: RunContext) -> Generator[Any, Any, SessionLock | None]:
     memory = agent.memory
     summary = getattr(memory, "summary", None)
     yield CallBlocking(partial(_lock_and_reload, agent, lock))
+    with agent._lock:
+        agent._session_turns += 1
+        agent._session_lock = lock
     memory = agent.memory
     if memory is not None:  # the run's history starts from the session as it is now
         ctx.history[:] = [*memory.get_history(), *ctx.input_messages]
@@ -171,7 +183,17 @@ def begin_turn(ctx: RunContext) -> Generator[Any, Any, SessionLock | None]:
             if ctx.system_prompt.startswith(old):
                 fresh = with_summary(base, new_summary) if new_summary else base
                 ctx.system_prompt = fresh + ctx.system_prompt[len(old) :]
-    return lock
+
+
+def end_turn(agent: Agent) -> None:
+    """The run is over: release the session lock if no other run of this agent holds it."""
+    with agent._lock:
+        agent._session_turns -= 1
+        if agent._session_turns:
+            return
+        lock, agent._session_lock = agent._session_lock, None
+    if lock is not None:
+        lock.release()
 
 
 def report_session_load(ctx: RunContext) -> None:

@@ -55,3 +55,34 @@ def test_two_processes_x_12_turns_on_one_session_keep_all_24(backend, mode, make
     for tag in "AB":  # each process's own turns keep their order
         mine = [p for p in prompts if p.startswith(tag)]
         assert mine == [f"{tag}-{turn}" for turn in range(TURNS)]
+
+
+def test_a_run_inside_a_run_of_the_same_agent_shares_its_turn(tmp_path):
+    """A tool that runs the agent again must not wait for the lock its own run holds."""
+    from selectools import Agent, AgentConfig, tool
+    from selectools.sessions import JsonFileSessionStore
+    from selectools.testing import ScriptedProvider, tool_call
+
+    holder = {}
+
+    @tool()
+    def ask_again(question: str) -> str:
+        """Ask the same agent a sub-question."""
+        return holder["agent"].run(question).content
+
+    agent = Agent(
+        tools=[ask_again],
+        provider=ScriptedProvider(
+            [tool_call("ask_again", question="inner"), "inner answer", "outer answer"]
+        ),
+        config=AgentConfig(
+            session_store=JsonFileSessionStore(tmp_path), session_id="s", session_lock_timeout=3
+        ),
+    )
+    holder["agent"] = agent
+    started = time.monotonic()
+    result = agent.run("outer")
+    assert result.error is None and result.content == "outer answer"
+    assert time.monotonic() - started < 3
+    with JsonFileSessionStore(tmp_path).lock("s", timeout=0.5):
+        pass  # released when the outer run ended
