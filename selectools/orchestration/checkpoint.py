@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from .._storage import atomic_write_text, open_sqlite, transaction
+from .._storage import atomic_write_text, file_lock, open_sqlite, remove_orphans, transaction
 from ..exceptions import SelectoolsError
 from .state import GraphState
 
@@ -160,11 +160,18 @@ class InMemoryCheckpointStore:
 
 
 class FileCheckpointStore:
-    """One JSON file per checkpoint in ``directory``, written atomically."""
+    """One JSON file per checkpoint in ``directory``, written atomically.
+
+    Writers hold the folder's lock file; opening the store removes the
+    temporary files of writers killed mid-save.
+    """
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
+        self._lock_path = self.directory / ".checkpoints.lock"
+        with file_lock(self._lock_path):
+            remove_orphans(self.directory, ".json")
         #: checkpoint files the last ``list`` skipped because they could not be read
         self.unreadable: list[str] = []
 
@@ -177,7 +184,9 @@ class FileCheckpointStore:
         checkpoint_id = _new_id()
         doc = _document(graph_id, checkpoint_id, state, step)
         doc[_FORMAT_KEY] = FORMAT_VERSION
-        atomic_write_text(self._path(checkpoint_id), json.dumps(doc, default=str))
+        text = json.dumps(doc, default=str)
+        with file_lock(self._lock_path):
+            atomic_write_text(self._path(checkpoint_id), text)
         return checkpoint_id
 
     def _read(self, path: Path) -> tuple[dict[str, Any], CheckpointMetadata]:

@@ -224,3 +224,13 @@ def test_a_baseline_from_a_newer_format_is_refused_and_never_overwritten(make_lo
     with pytest.raises(EvalError, match="newer selectools"):
         RECORDS["baselines"].write(store, "k1", 9)
     assert path.read_bytes() == before
+
+
+def test_a_checkpoint_folder_reopened_after_kills_has_no_temporary_files_left(make_location):
+    """Temporary files of writers killed mid-save are removed when the store is opened again."""
+    location, store = _filled("checkpoints", "file", make_location)
+    orphan = Path(location) / ".0123abcd.json.x1y2z3.tmp"
+    orphan.write_text('{"half": ')
+    open_store("checkpoints", "file", location)
+    assert not orphan.exists()
+    assert RECORDS["checkpoints"].read_all(store, location) == {"k0": 1, "k1": 2, "k2": 3}
