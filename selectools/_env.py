@@ -1,89 +1,66 @@
-"""Settings from the environment, or from a ``.env`` file in the working directory.
+"""Settings from the environment, or from the nearest ``.env`` file.
 
 The quickstart tells users to put ``OPENAI_API_KEY=...`` in a ``.env`` file, so
-providers look there when a variable is not set. The file is only *read*: it
-never changes ``os.environ`` and never overrides a variable that is already
-set. The parser is deliberately small (python-dotenv is not required):
+providers look there when a variable is not set. The file is found the way
+python-dotenv finds it: in the working directory or the nearest folder above it (a
+notebook in ``notebooks/`` finds the project's ``.env``). It is only *read*: it never
+changes ``os.environ`` and never overrides a variable that is already set.
 
-* ``KEY=VALUE`` lines, optionally prefixed with ``export``;
-* blank lines and ``#`` comments are skipped, and so is `` # comment`` after an
-  unquoted value;
-* values may be wrapped in single quotes (taken literally) or double quotes
-  (``\\n``, ``\\t``, ``\\"`` and ``\\\\`` are unescaped);
-* a line that is none of these is skipped with a :class:`DotenvWarning` naming
-  its line number (never its content, which may hold a secret).
+Parsing is python-dotenv's (a kept library: ``export``, quotes and escapes, comments,
+multi-line quoted values, ``${VAR}`` expansion). A line it cannot read is skipped with a
+:class:`DotenvWarning` naming its line number (never its content, which may hold a secret).
 """
 
 from __future__ import annotations
 
+import io
 import os
-import re
 import threading
 import warnings
 from pathlib import Path
 
-__all__ = ["DotenvWarning", "env_value", "parse_dotenv", "read_dotenv"]
+__all__ = ["DotenvWarning", "env_value", "find_dotenv_file", "parse_dotenv", "read_dotenv"]
 
 
 class DotenvWarning(UserWarning):
     """A line of a ``.env`` file could not be read and was skipped."""
 
 
-_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.*?)\s*$")
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\"}
-
 # (path, mtime_ns, size) -> parsed values; re-read only when the file changes.
 _cache: dict[str, tuple[int, int, dict[str, str]]] = {}
 _lock = threading.Lock()
 
 
-def _unquote(raw: str) -> str | None:
-    """The value of a ``.env`` right-hand side, or ``None`` when its quoting is broken."""
-    if raw[:1] == "'":
-        end = raw.find("'", 1)
-        return raw[1:end] if end > 0 else None
-    if raw[:1] == '"':
-        out: list[str] = []
-        index = 1
-        while index < len(raw):
-            char = raw[index]
-            if char == "\\" and index + 1 < len(raw):
-                nxt = raw[index + 1]
-                out.append(_ESCAPES.get(nxt, "\\" + nxt))
-                index += 2
-                continue
-            if char == '"':
-                return "".join(out)
-            out.append(char)
-            index += 1
-        return None
-    comment = re.search(r"\s#", raw)
-    return (raw[: comment.start()] if comment else raw).strip()
-
-
 def parse_dotenv(text: str, source: str = ".env") -> dict[str, str]:
-    """Parse the text of a ``.env`` file into a dict (later lines win)."""
-    values: dict[str, str] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        match = _LINE.match(line)
-        value = _unquote(match.group(2)) if match else None
-        if match is None or value is None:
+    """Parse the text of a ``.env`` file into a dict (later lines win, ``${VAR}`` expanded)."""
+    from dotenv import dotenv_values
+    from dotenv.parser import parse_stream
+
+    for binding in parse_stream(io.StringIO(text)):
+        if binding.error:
             warnings.warn(
-                f"{source}: line {number} is not KEY=VALUE (or has an unclosed quote); skipped",
+                f"{source}: line {binding.original.line} is not KEY=VALUE (or has an unclosed "
+                "quote); skipped",
                 DotenvWarning,
                 stacklevel=3,
             )
-            continue
-        values[match.group(1)] = value
-    return values
+    values = dotenv_values(stream=io.StringIO(text), interpolate=True)
+    return {key: value for key, value in values.items() if value is not None}
+
+
+def find_dotenv_file() -> Path | None:
+    """The ``.env`` in the working directory or the nearest folder above it, if any."""
+    from dotenv import find_dotenv
+
+    found = find_dotenv(usecwd=True)
+    return Path(found) if found else None
 
 
 def read_dotenv(path: str | os.PathLike[str] | None = None) -> dict[str, str]:
-    """The variables of ``path`` (default ``./.env``); empty when there is no such file."""
-    file = Path(path) if path is not None else Path.cwd() / ".env"
+    """The variables of ``path`` (default: :func:`find_dotenv_file`); empty without a file."""
+    file = Path(path) if path is not None else find_dotenv_file()
+    if file is None:
+        return {}
     try:
         stat = file.stat()
     except OSError:
@@ -105,7 +82,7 @@ def read_dotenv(path: str | os.PathLike[str] | None = None) -> dict[str, str]:
 
 
 def env_value(*names: str) -> str | None:
-    """The first of ``names`` set (non-empty) in the environment, else in ``./.env``."""
+    """The first of ``names`` set (non-empty) in the environment, else in the nearest ``.env``."""
     for name in names:
         value = os.environ.get(name)
         if value:

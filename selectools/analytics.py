@@ -117,10 +117,13 @@ class AgentAnalytics:
                 key = _hashable(value)
                 counts[key] = counts.get(key, 0) + 1
 
-    def get_metrics(self, tool_name: str) -> ToolMetrics:
-        """Metrics for ``tool_name`` (all zeros if it was never called)."""
+    def get_metrics(self, tool_name: str) -> ToolMetrics | None:
+        """Metrics for ``tool_name``, or ``None`` when no call of it was recorded.
+
+        ``None`` rather than a row of zeros, which would read as "0% success".
+        """
         with self._lock:
-            return self._metrics.get(tool_name) or ToolMetrics(name=tool_name)
+            return self._metrics.get(tool_name)
 
     def get_all_metrics(self) -> dict[str, ToolMetrics]:
         with self._lock:
@@ -131,8 +134,12 @@ class AgentAnalytics:
             self._metrics.clear()
 
     def summary(self) -> str:
+        """The documented text report; with no calls yet it says so."""
         lines = [_RULE, "Tool Usage Analytics", _RULE]
-        for metrics in self.get_all_metrics().values():
+        everything = self.get_all_metrics()
+        if not everything:
+            lines += ["", "No tool calls recorded yet."]
+        for metrics in everything.values():
             lines += ["", f"{metrics.name}:", f"  Calls: {metrics.total_calls}"]
             lines.append(
                 f"  Success rate: {metrics.success_rate:.1f}% "
@@ -153,8 +160,8 @@ class AgentAnalytics:
         lines += ["", _RULE]
         return "\n".join(lines)
 
-    def to_json(self, path: str | Path) -> None:
-        """Write ``{"tools": ..., "summary": ...}``; missing parent folders are created."""
+    def to_dict(self) -> dict[str, Any]:
+        """``{"tools": {name: metrics}, "summary": totals}`` in plain JSON values (what ``to_json`` writes)."""
         tools = {name: m.to_dict() for name, m in self.get_all_metrics().items()}
         calls = sum(m["total_calls"] for m in tools.values())
         failures = sum(m["failed_calls"] for m in tools.values())
@@ -163,10 +170,16 @@ class AgentAnalytics:
             "total_calls": calls,
             "failed_calls": failures,
             "success_rate": (calls - failures) / calls * 100.0 if calls else 0.0,
+            "total_duration": sum(m["total_duration"] for m in tools.values()),
+            "total_cost": sum(m["total_cost"] for m in tools.values()),
         }
+        return {"tools": tools, "summary": summary}
+
+    def to_json(self, path: str | Path) -> None:
+        """Write :meth:`to_dict` as JSON; missing parent folders are created."""
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(json.dumps({"tools": tools, "summary": summary}, indent=2))
+        target.write_text(json.dumps(self.to_dict(), indent=2))
 
     def to_csv(self, path: str | Path) -> None:
         """One row per tool with the documented columns; missing parent folders are created."""

@@ -16,6 +16,14 @@ Conventions:
   minute or per character have no token price here, so their costs are 0.0 (``dall-e-3``,
   ``whisper-1``) or the character price stands in for the input price (``tts-1``).
 - Local models (Ollama) cost nothing.
+- Prompt caching: ``cache_read_cost`` is the price of input tokens read from the provider's
+  prompt cache and ``cache_write_cost`` of tokens written to it (Anthropic bills writes
+  above the input price); ``None`` means the provider bills them as ordinary input.
+- Long-context tiers: when a request's input is above ``long_context.above`` tokens, the
+  provider bills the *whole* request at higher prices (Gemini 2.5 Pro above 200K,
+  Claude Sonnet 4.5 above 200K, GPT-5.4 above 272K); ``long_context`` holds the factors.
+
+The prices are checked against genai-prices (a maintained price source) in the tests.
 
 Adding a model is one line in the right class: :data:`ALL_MODELS` and :data:`MODELS_BY_ID`
 are collected from the classes at import time.
@@ -32,6 +40,7 @@ __all__ = [
     "Anthropic",
     "Cohere",
     "Gemini",
+    "LongContextPrice",
     "ModelInfo",
     "ModelType",
     "Ollama",
@@ -53,6 +62,19 @@ class ModelType(str, Enum):
         return self.value
 
 
+@dataclass(frozen=True, slots=True)
+class LongContextPrice:
+    """A long-context tier: above ``above`` input tokens the whole request costs more.
+
+    ``prompt_factor`` multiplies every input price (plain, cache read, cache write) and
+    ``completion_factor`` the output price.
+    """
+
+    above: int
+    prompt_factor: float
+    completion_factor: float
+
+
 @dataclass(frozen=True, slots=True, repr=False)
 class ModelInfo:
     """Metadata for one model: id, provider, kind, prices (USD per 1M tokens) and limits.
@@ -68,6 +90,9 @@ class ModelInfo:
     completion_cost: float
     max_tokens: int
     context_window: int
+    cache_read_cost: float | None = None
+    cache_write_cost: float | None = None
+    long_context: LongContextPrice | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.type, ModelType):
@@ -88,21 +113,56 @@ _MULTIMODAL = ModelType.MULTIMODAL
 
 
 def _openai(
-    type_: ModelType, id_: str, prompt: float, completion: float, max_out: int, context: int
+    type_: ModelType,
+    id_: str,
+    prompt: float,
+    completion: float,
+    max_out: int,
+    context: int,
+    *,
+    cached: float | None = None,
+    tier: LongContextPrice | None = None,
 ) -> ModelInfo:
-    return ModelInfo(id_, "openai", type_, prompt, completion, max_out, context)
+    # ``cached``: the cache-read price as a fraction of the input price (OpenAI caches
+    # automatically and does not bill writes).
+    read = None if cached is None else round(prompt * cached, 6)
+    return ModelInfo(id_, "openai", type_, prompt, completion, max_out, context, read, None, tier)
 
 
 def _anthropic(
-    type_: ModelType, id_: str, prompt: float, completion: float, max_out: int, context: int
+    type_: ModelType,
+    id_: str,
+    prompt: float,
+    completion: float,
+    max_out: int,
+    context: int,
+    *,
+    tier: LongContextPrice | None = None,
 ) -> ModelInfo:
-    return ModelInfo(id_, "anthropic", type_, prompt, completion, max_out, context)
+    # Anthropic prices every chat model's cache alike: reads 0.1x, (5-minute) writes 1.25x input.
+    read, write = (None, None)
+    if type_ is _CHAT:
+        read, write = round(prompt * 0.1, 6), round(prompt * 1.25, 6)
+    return ModelInfo(
+        id_, "anthropic", type_, prompt, completion, max_out, context, read, write, tier
+    )
 
 
 def _gemini(
-    type_: ModelType, id_: str, prompt: float, completion: float, max_out: int, context: int
+    type_: ModelType,
+    id_: str,
+    prompt: float,
+    completion: float,
+    max_out: int,
+    context: int,
+    *,
+    cached: float | None = None,
+    tier: LongContextPrice | None = None,
 ) -> ModelInfo:
-    return ModelInfo(id_, "gemini", type_, prompt, completion, max_out, context)
+    # ``cached``: the cache-read price as a fraction of the input price (implicit caching;
+    # the hourly storage fee of explicit caches is not a per-call price).
+    read = None if cached is None else round(prompt * cached, 6)
+    return ModelInfo(id_, "gemini", type_, prompt, completion, max_out, context, read, None, tier)
 
 
 def _ollama(type_: ModelType, id_: str, context: int) -> ModelInfo:
@@ -119,6 +179,11 @@ def _cohere(
 _1M = 1_048_576  # Google's and OpenAI's "1M" context windows
 _2M = 2_097_152
 
+# Long-context tiers (whole-request prices above the threshold).
+_ABOVE_200K = LongContextPrice(200_000, 2.0, 1.5)
+_ABOVE_272K = LongContextPrice(272_000, 2.0, 1.5)
+_ABOVE_128K = LongContextPrice(128_000, 2.0, 2.0)
+
 
 class OpenAI:
     """OpenAI models (65): GPT-5.x, GPT-4.1, GPT-4o, o-series, audio, image, embeddings."""
@@ -126,59 +191,83 @@ class OpenAI:
     # columns: type, id, prompt $/1M, completion $/1M, max output, context window
 
     # GPT-5.4 (flagship, 1.05M context)
-    GPT_5_4 = _openai(_CHAT, "gpt-5.4", 2.50, 15.00, 128_000, 1_050_000)
-    GPT_5_4_PRO = _openai(_CHAT, "gpt-5.4-pro", 30.00, 180.00, 128_000, 1_050_000)
+    GPT_5_4 = _openai(
+        _CHAT, "gpt-5.4", 2.50, 15.00, 128_000, 1_050_000, cached=0.1, tier=_ABOVE_272K
+    )
+    GPT_5_4_PRO = _openai(_CHAT, "gpt-5.4-pro", 30.00, 180.00, 128_000, 1_050_000, tier=_ABOVE_272K)
 
     # GPT-5.2
-    GPT_5_2 = _openai(_CHAT, "gpt-5.2", 1.75, 14.00, 128_000, 400_000)
+    GPT_5_2 = _openai(_CHAT, "gpt-5.2", 1.75, 14.00, 128_000, 400_000, cached=0.1)
     GPT_5_2_PRO = _openai(_CHAT, "gpt-5.2-pro", 21.00, 168.00, 128_000, 400_000)
-    GPT_5_2_CHAT_LATEST = _openai(_CHAT, "gpt-5.2-chat-latest", 1.75, 14.00, 16_384, 128_000)
+    GPT_5_2_CHAT_LATEST = _openai(
+        _CHAT, "gpt-5.2-chat-latest", 1.75, 14.00, 16_384, 128_000, cached=0.1
+    )
 
     # GPT-5.1
-    GPT_5_1 = _openai(_CHAT, "gpt-5.1", 1.25, 10.00, 128_000, 400_000)
-    GPT_5_1_CHAT_LATEST = _openai(_CHAT, "gpt-5.1-chat-latest", 1.25, 10.00, 16_384, 128_000)
-    GPT_5_1_CODEX = _openai(_CHAT, "gpt-5.1-codex", 1.25, 10.00, 128_000, 400_000)
-    GPT_5_1_CODEX_MINI = _openai(_CHAT, "gpt-5.1-codex-mini", 0.25, 2.00, 128_000, 400_000)
-    GPT_5_1_CODEX_MAX = _openai(_CHAT, "gpt-5.1-codex-max", 1.25, 10.00, 128_000, 400_000)
+    GPT_5_1 = _openai(_CHAT, "gpt-5.1", 1.25, 10.00, 128_000, 400_000, cached=0.1)
+    GPT_5_1_CHAT_LATEST = _openai(
+        _CHAT, "gpt-5.1-chat-latest", 1.25, 10.00, 16_384, 128_000, cached=0.1
+    )
+    GPT_5_1_CODEX = _openai(_CHAT, "gpt-5.1-codex", 1.25, 10.00, 128_000, 400_000, cached=0.1)
+    GPT_5_1_CODEX_MINI = _openai(
+        _CHAT, "gpt-5.1-codex-mini", 0.25, 2.00, 128_000, 400_000, cached=0.1
+    )
+    GPT_5_1_CODEX_MAX = _openai(
+        _CHAT, "gpt-5.1-codex-max", 1.25, 10.00, 128_000, 400_000, cached=0.1
+    )
 
     # GPT-5
-    GPT_5 = _openai(_CHAT, "gpt-5", 1.25, 10.00, 128_000, 400_000)
-    GPT_5_MINI = _openai(_CHAT, "gpt-5-mini", 0.25, 2.00, 128_000, 400_000)
-    GPT_5_NANO = _openai(_CHAT, "gpt-5-nano", 0.05, 0.40, 128_000, 400_000)
+    GPT_5 = _openai(_CHAT, "gpt-5", 1.25, 10.00, 128_000, 400_000, cached=0.1)
+    GPT_5_MINI = _openai(_CHAT, "gpt-5-mini", 0.25, 2.00, 128_000, 400_000, cached=0.1)
+    GPT_5_NANO = _openai(_CHAT, "gpt-5-nano", 0.05, 0.40, 128_000, 400_000, cached=0.1)
     GPT_5_PRO = _openai(_CHAT, "gpt-5-pro", 15.00, 120.00, 272_000, 400_000)
-    GPT_5_CHAT_LATEST = _openai(_CHAT, "gpt-5-chat-latest", 1.25, 10.00, 16_384, 128_000)
-    GPT_5_CODEX = _openai(_CHAT, "gpt-5-codex", 1.25, 10.00, 128_000, 400_000)
-    CODEX_MINI_LATEST = _openai(_CHAT, "codex-mini-latest", 1.50, 6.00, 100_000, 200_000)
+    GPT_5_CHAT_LATEST = _openai(
+        _CHAT, "gpt-5-chat-latest", 1.25, 10.00, 16_384, 128_000, cached=0.1
+    )
+    GPT_5_CODEX = _openai(_CHAT, "gpt-5-codex", 1.25, 10.00, 128_000, 400_000, cached=0.1)
+    CODEX_MINI_LATEST = _openai(
+        _CHAT, "codex-mini-latest", 1.50, 6.00, 100_000, 200_000, cached=0.25
+    )
 
     # GPT-4.1 (1M context)
-    GPT_4_1 = _openai(_CHAT, "gpt-4.1", 2.00, 8.00, 32_768, 1_047_576)
-    GPT_4_1_MINI = _openai(_CHAT, "gpt-4.1-mini", 0.40, 1.60, 32_768, 1_047_576)
-    GPT_4_1_NANO = _openai(_CHAT, "gpt-4.1-nano", 0.10, 0.40, 32_768, 1_047_576)
+    GPT_4_1 = _openai(_CHAT, "gpt-4.1", 2.00, 8.00, 32_768, 1_047_576, cached=0.25)
+    GPT_4_1_MINI = _openai(_CHAT, "gpt-4.1-mini", 0.40, 1.60, 32_768, 1_047_576, cached=0.25)
+    GPT_4_1_NANO = _openai(_CHAT, "gpt-4.1-nano", 0.10, 0.40, 32_768, 1_047_576, cached=0.25)
 
     # GPT-4o
-    GPT_4O = _openai(_CHAT, "gpt-4o", 2.50, 10.00, 16_384, 128_000)
-    GPT_4O_2024_11_20 = _openai(_CHAT, "gpt-4o-2024-11-20", 2.50, 10.00, 16_384, 128_000)
-    GPT_4O_2024_08_06 = _openai(_CHAT, "gpt-4o-2024-08-06", 2.50, 10.00, 16_384, 128_000)
+    GPT_4O = _openai(_CHAT, "gpt-4o", 2.50, 10.00, 16_384, 128_000, cached=0.5)
+    GPT_4O_2024_11_20 = _openai(
+        _CHAT, "gpt-4o-2024-11-20", 2.50, 10.00, 16_384, 128_000, cached=0.5
+    )
+    GPT_4O_2024_08_06 = _openai(
+        _CHAT, "gpt-4o-2024-08-06", 2.50, 10.00, 16_384, 128_000, cached=0.5
+    )
     GPT_4O_2024_05_13 = _openai(_CHAT, "gpt-4o-2024-05-13", 5.00, 15.00, 4_096, 128_000)
     CHATGPT_4O_LATEST = _openai(_CHAT, "chatgpt-4o-latest", 5.00, 15.00, 16_384, 128_000)
-    GPT_4O_MINI = _openai(_CHAT, "gpt-4o-mini", 0.15, 0.60, 16_384, 128_000)
-    GPT_4O_MINI_2024_07_18 = _openai(_CHAT, "gpt-4o-mini-2024-07-18", 0.15, 0.60, 16_384, 128_000)
+    GPT_4O_MINI = _openai(_CHAT, "gpt-4o-mini", 0.15, 0.60, 16_384, 128_000, cached=0.5)
+    GPT_4O_MINI_2024_07_18 = _openai(
+        _CHAT, "gpt-4o-mini-2024-07-18", 0.15, 0.60, 16_384, 128_000, cached=0.5
+    )
     GPT_4O_SEARCH_PREVIEW = _openai(_CHAT, "gpt-4o-search-preview", 2.50, 10.00, 16_384, 128_000)
     GPT_4O_MINI_SEARCH_PREVIEW = _openai(
-        _CHAT, "gpt-4o-mini-search-preview", 0.15, 0.60, 16_384, 128_000
+        _CHAT, "gpt-4o-mini-search-preview", 0.15, 0.60, 16_384, 128_000, cached=0.5
     )
 
     # o-series (reasoning)
-    O1 = _openai(_CHAT, "o1", 15.00, 60.00, 100_000, 200_000)
-    O1_2024_12_17 = _openai(_CHAT, "o1-2024-12-17", 15.00, 60.00, 100_000, 200_000)
+    O1 = _openai(_CHAT, "o1", 15.00, 60.00, 100_000, 200_000, cached=0.5)
+    O1_2024_12_17 = _openai(_CHAT, "o1-2024-12-17", 15.00, 60.00, 100_000, 200_000, cached=0.5)
     O1_PRO = _openai(_CHAT, "o1-pro", 150.00, 600.00, 100_000, 200_000)
-    O1_MINI = _openai(_CHAT, "o1-mini", 1.10, 4.40, 65_536, 128_000)
+    O1_MINI = _openai(_CHAT, "o1-mini", 1.10, 4.40, 65_536, 128_000, cached=0.5)
     O3_PRO = _openai(_CHAT, "o3-pro", 20.00, 80.00, 100_000, 200_000)
-    O3 = _openai(_CHAT, "o3", 2.00, 8.00, 100_000, 200_000)
-    O3_MINI = _openai(_CHAT, "o3-mini", 1.10, 4.40, 100_000, 200_000)
-    O3_DEEP_RESEARCH = _openai(_CHAT, "o3-deep-research", 10.00, 40.00, 100_000, 200_000)
-    O4_MINI = _openai(_CHAT, "o4-mini", 1.10, 4.40, 100_000, 200_000)
-    O4_MINI_DEEP_RESEARCH = _openai(_CHAT, "o4-mini-deep-research", 2.00, 8.00, 100_000, 200_000)
+    O3 = _openai(_CHAT, "o3", 2.00, 8.00, 100_000, 200_000, cached=0.25)
+    O3_MINI = _openai(_CHAT, "o3-mini", 1.10, 4.40, 100_000, 200_000, cached=0.5)
+    O3_DEEP_RESEARCH = _openai(
+        _CHAT, "o3-deep-research", 10.00, 40.00, 100_000, 200_000, cached=0.25
+    )
+    O4_MINI = _openai(_CHAT, "o4-mini", 1.10, 4.40, 100_000, 200_000, cached=0.25)
+    O4_MINI_DEEP_RESEARCH = _openai(
+        _CHAT, "o4-mini-deep-research", 2.00, 8.00, 100_000, 200_000, cached=0.25
+    )
 
     # Realtime and audio (text-token prices)
     GPT_REALTIME = _openai(_AUDIO, "gpt-realtime", 4.00, 16.00, 4_096, 32_000)
@@ -240,7 +329,9 @@ class Anthropic:
 
     # Claude 4.5
     OPUS_4_5 = _anthropic(_CHAT, "claude-opus-4-5-20251101", 5.00, 25.00, 64_000, 200_000)
-    SONNET_4_5 = _anthropic(_CHAT, "claude-sonnet-4-5-20250929", 3.00, 15.00, 64_000, 200_000)
+    SONNET_4_5 = _anthropic(
+        _CHAT, "claude-sonnet-4-5-20250929", 3.00, 15.00, 64_000, 200_000, tier=_ABOVE_200K
+    )
     HAIKU_4_5 = _anthropic(_CHAT, "claude-haiku-4-5-20251001", 1.00, 5.00, 64_000, 200_000)
 
     # Claude 4.1 and 4
@@ -266,35 +357,47 @@ class Gemini:
     """Google Gemini models (19) and embeddings (2, free)."""
 
     # Gemini 3.1
-    PRO_3_1 = _gemini(_CHAT, "gemini-3.1-pro-preview", 2.00, 12.00, 65_536, _1M)
-    FLASH_LITE_3_1 = _gemini(_CHAT, "gemini-3.1-flash-lite-preview", 0.25, 1.50, 65_536, _1M)
+    PRO_3_1 = _gemini(
+        _CHAT, "gemini-3.1-pro-preview", 2.00, 12.00, 65_536, _1M, cached=0.1, tier=_ABOVE_200K
+    )
+    FLASH_LITE_3_1 = _gemini(
+        _CHAT, "gemini-3.1-flash-lite-preview", 0.25, 1.50, 65_536, _1M, cached=0.1
+    )
 
     # Gemini 3
-    PRO_3 = _gemini(_CHAT, "gemini-3-pro-preview", 2.00, 12.00, 65_536, _2M)
-    FLASH_3_PREVIEW = _gemini(_CHAT, "gemini-3-flash-preview", 0.50, 3.00, 65_536, _1M)
+    PRO_3 = _gemini(
+        _CHAT, "gemini-3-pro-preview", 2.00, 12.00, 65_536, _2M, cached=0.1, tier=_ABOVE_200K
+    )
+    FLASH_3_PREVIEW = _gemini(_CHAT, "gemini-3-flash-preview", 0.50, 3.00, 65_536, _1M, cached=0.1)
     PRO_3_IMAGE_PREVIEW = _gemini(
         _IMAGE, "gemini-3-pro-image-preview", 2.00, 120.00, 32_768, 65_536
     )
 
     # Gemini 2.5
-    PRO_2_5 = _gemini(_CHAT, "gemini-2.5-pro", 1.25, 10.00, 65_536, _1M)
-    FLASH_2_5 = _gemini(_CHAT, "gemini-2.5-flash", 0.30, 2.50, 65_536, _1M)
-    FLASH_LITE_2_5 = _gemini(_CHAT, "gemini-2.5-flash-lite", 0.10, 0.40, 65_536, _1M)
+    PRO_2_5 = _gemini(
+        _CHAT, "gemini-2.5-pro", 1.25, 10.00, 65_536, _1M, cached=0.1, tier=_ABOVE_200K
+    )
+    FLASH_2_5 = _gemini(_CHAT, "gemini-2.5-flash", 0.30, 2.50, 65_536, _1M, cached=0.1)
+    FLASH_LITE_2_5 = _gemini(_CHAT, "gemini-2.5-flash-lite", 0.10, 0.40, 65_536, _1M, cached=0.1)
     FLASH_IMAGE_2_5 = _gemini(_IMAGE, "gemini-2.5-flash-image", 0.30, 30.00, 32_768, 32_768)
     FLASH_TTS_2_5 = _gemini(_AUDIO, "gemini-2.5-flash-preview-tts", 0.50, 10.00, 16_384, 24_576)
     PRO_TTS_2_5 = _gemini(_AUDIO, "gemini-2.5-pro-preview-tts", 1.00, 20.00, 16_384, 24_576)
 
     # Rolling aliases (currently the 2.5 Flash family)
-    FLASH_LATEST = _gemini(_CHAT, "gemini-flash-latest", 0.30, 2.50, 65_536, _1M)
-    FLASH_LITE_LATEST = _gemini(_CHAT, "gemini-flash-lite-latest", 0.10, 0.40, 65_536, _1M)
+    FLASH_LATEST = _gemini(_CHAT, "gemini-flash-latest", 0.30, 2.50, 65_536, _1M, cached=0.1)
+    FLASH_LITE_LATEST = _gemini(
+        _CHAT, "gemini-flash-lite-latest", 0.10, 0.40, 65_536, _1M, cached=0.1
+    )
 
     # Gemini 2.0
-    FLASH_2_0 = _gemini(_CHAT, "gemini-2.0-flash", 0.10, 0.40, 8_192, _1M)
+    FLASH_2_0 = _gemini(_CHAT, "gemini-2.0-flash", 0.10, 0.40, 8_192, _1M, cached=0.25)
     FLASH_LITE_2_0 = _gemini(_CHAT, "gemini-2.0-flash-lite", 0.075, 0.30, 8_192, _1M)
 
     # Gemini 1.5 (legacy; prices for prompts up to 128K tokens)
-    PRO_1_5 = _gemini(_CHAT, "gemini-1.5-pro", 1.25, 5.00, 8_192, _2M)
-    FLASH_1_5 = _gemini(_CHAT, "gemini-1.5-flash", 0.075, 0.30, 8_192, _1M)
+    PRO_1_5 = _gemini(_CHAT, "gemini-1.5-pro", 1.25, 5.00, 8_192, _2M, tier=_ABOVE_128K)
+    FLASH_1_5 = _gemini(
+        _CHAT, "gemini-1.5-flash", 0.075, 0.30, 8_192, _1M, cached=0.25, tier=_ABOVE_128K
+    )
     FLASH_8B_1_5 = _gemini(_CHAT, "gemini-1.5-flash-8b", 0.0375, 0.15, 8_192, _1M)
 
     # Gemma (open weights, free on the Gemini API)

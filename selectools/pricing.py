@@ -26,6 +26,15 @@ for ``gpt-4o``, ``models/gemini-2.5-flash``, ``llama3.2:3b``), and users write a
    ``claude-haiku-4-5-20251001``). An undated registry id wins over a dated one with the same
    base; otherwise the first in registry order wins.
 
+Prompt caching and long prompts
+-------------------------------
+``prompt_tokens`` counts every input token, including those read from or written to the
+provider's prompt cache (:class:`~selectools.usage.UsageStats` normalises each provider's
+wire format to that); ``cache_read_tokens`` and ``cache_write_tokens`` say how many of them
+were cached, and are billed at the registry's ``cache_read_cost`` / ``cache_write_cost``.
+A prompt above the model's ``long_context.above`` tokens bills the whole request at the ``*_long``
+prices, as the providers do.
+
 Anything still unknown costs 0.0 (and :func:`get_model_pricing` returns ``None``): an
 unpriced model must not break a run. Fine-tuned ids (``ft:...``) are not resolved, because
 fine-tuned models are priced differently from their base model.
@@ -35,7 +44,7 @@ from __future__ import annotations
 
 import re
 
-from .models import ALL_MODELS
+from .models import ALL_MODELS, MODELS_BY_ID
 
 __all__ = [
     "PRICING",
@@ -44,13 +53,16 @@ __all__ = [
     "get_model_pricing",
 ]
 
+
 PRICING: dict[str, dict[str, float]] = {
     model.id: {"prompt": model.prompt_cost, "completion": model.completion_cost}
     for model in ALL_MODELS
 }
 """Model id -> ``{"prompt": usd_per_1m, "completion": usd_per_1m}`` for every registry model.
 
-Entries added at run time (a private deployment's id, say) are used by the cost functions.
+Entries added at run time (a private deployment's id, say) are used by the cost functions;
+cache and long-context prices come from the registry's :class:`~selectools.models.ModelInfo`,
+so a model added here alone bills cached tokens as ordinary input.
 """
 
 _PER_TOKENS = 1_000_000
@@ -119,6 +131,13 @@ def _resolve_uncached(model: str) -> str | None:
     return None
 
 
+def _resolved_key(model: str) -> str:
+    """The PRICING key ``model`` resolved to (after :func:`_price` has seen it)."""
+    if model in PRICING:
+        return model
+    return _resolved.get(model) or ""
+
+
 def _price(model: object) -> dict[str, float] | None:
     """The PRICING entry for ``model``, resolving and caching ids that are not keys."""
     if not isinstance(model, str):
@@ -144,15 +163,46 @@ def get_model_pricing(model_id: str) -> dict[str, float] | None:
     return dict(entry) if entry is not None else None
 
 
-def calculate_cost(model: str, prompt_tokens: int, completion_tokens: int) -> float:
-    """USD cost of one call: ``(prompt * prompt_price + completion * completion_price) / 1M``.
+def calculate_cost(
+    model: str,
+    prompt_tokens: int,
+    completion_tokens: int,
+    *,
+    cache_read_tokens: int = 0,
+    cache_write_tokens: int = 0,
+) -> float:
+    """USD cost of one call, with cached input and long-context tiers priced as billed.
 
-    Unknown models cost 0.0 rather than raising, because cost tracking runs on every call.
+    ``prompt_tokens`` is all input, cached included; ``cache_read_tokens`` and
+    ``cache_write_tokens`` are the parts of it read from / written to the prompt cache.
+    Without either, and below any long-context tier, this is
+    ``(prompt * prompt_price + completion * completion_price) / 1M``. Unknown models cost
+    0.0 rather than raising, because cost tracking runs on every call.
     """
     entry = _price(model)
     if entry is None:
         return 0.0
-    total = prompt_tokens * entry["prompt"] + completion_tokens * entry["completion"]
+    prompt_price, completion_price = entry["prompt"], entry["completion"]
+    read_price = write_price = prompt_price
+    info = MODELS_BY_ID.get(_resolved_key(model))
+    if info is not None and info.prompt_cost == prompt_price:  # the registry's own prices
+        if info.cache_read_cost is not None:
+            read_price = info.cache_read_cost
+        if info.cache_write_cost is not None:
+            write_price = info.cache_write_cost
+        tier = info.long_context
+        if tier is not None and prompt_tokens > tier.above:
+            prompt_price *= tier.prompt_factor
+            read_price *= tier.prompt_factor
+            write_price *= tier.prompt_factor
+            completion_price *= tier.completion_factor
+    cached = min(cache_read_tokens + cache_write_tokens, prompt_tokens)
+    total = (
+        (prompt_tokens - cached) * prompt_price
+        + cache_read_tokens * read_price
+        + cache_write_tokens * write_price
+        + completion_tokens * completion_price
+    )
     return total / _PER_TOKENS
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any
@@ -102,6 +104,7 @@ class Message(RichDisplay):
     ``content`` is a string, or a list of :class:`ContentPart` for multimodal
     input. Assistant messages carry native ``tool_calls``; tool messages carry
     ``tool_name`` and ``tool_call_id`` so providers can pair results with calls.
+    ``image_path`` must name an existing file (``FileNotFoundError`` otherwise).
     """
 
     role: Role
@@ -119,6 +122,8 @@ class Message(RichDisplay):
             self.role = Role(self.role)
         if self.content is None:
             self.content = ""
+        if self.image_path:  # "" means no image, as the providers read it
+            _check_image_path(self.image_path)
 
     @classmethod
     def tool_reply(
@@ -173,15 +178,28 @@ class Message(RichDisplay):
         if isinstance(content, list):
             content = [ContentPart.from_dict(part) for part in content]
         calls = data.get("tool_calls")
-        return cls(
+        message = cls(
             role=Role(data["role"]),
             content=content,
             tool_calls=[ToolCall.from_dict(c) for c in calls] if calls else None,
             tool_name=data.get("tool_name"),
             tool_call_id=data.get("tool_call_id"),
-            image_path=data.get("image_path"),
             image_base64=data.get("image_base64"),
             is_error=bool(data.get("is_error", False)),
+        )
+        # a saved history keeps the path it recorded even if the file has moved since
+        message.image_path = data.get("image_path")
+        return message
+
+
+def _check_image_path(path: str) -> None:
+    """A message whose image file is missing would go out as text only: refuse it now."""
+    if not os.path.isfile(path):
+        raise FileNotFoundError(
+            errno.ENOENT,
+            "Message(image_path=...): no image file there; pass an existing file, "
+            "or image_message(url, prompt) for an image on the web",
+            path,
         )
 
 

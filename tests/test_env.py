@@ -70,3 +70,30 @@ def test_empty_values_count_as_unset(tmp_path, monkeypatch):
     monkeypatch.setenv("SELECTOOLS_T_EMPTY", "")
     (tmp_path / ".env").write_text("SELECTOOLS_T_EMPTY=from-file\n")
     assert env_value("SELECTOOLS_T_EMPTY") == "from-file"
+
+
+def test_the_nearest_env_above_the_working_directory_is_found(tmp_path, monkeypatch):
+    # a notebook in notebooks/ runs with that folder as its working directory
+    (tmp_path / ".env").write_text("SELECTOOLS_T_KEY=from-project-root\n")
+    notebooks = tmp_path / "notebooks" / "deeper"
+    notebooks.mkdir(parents=True)
+    monkeypatch.chdir(notebooks)
+    monkeypatch.delenv("SELECTOOLS_T_KEY", raising=False)
+    assert env_value("SELECTOOLS_T_KEY") == "from-project-root"
+    # a nearer file wins over the one further up
+    (tmp_path / "notebooks" / ".env").write_text("SELECTOOLS_T_KEY=nearer\n")
+    assert env_value("SELECTOOLS_T_KEY") == "nearer"
+
+
+def test_multi_line_values_and_variable_expansion(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SELECTOOLS_T_HOST", "db.internal")
+    (tmp_path / ".env").write_text(
+        'PRIVATE_KEY="-----BEGIN KEY-----\nabc\n-----END KEY-----"\n'
+        "BASE=https://${SELECTOOLS_T_HOST}:8443\n"
+        "URL=${BASE}/v1\n"
+    )
+    values = read_dotenv()
+    assert values["PRIVATE_KEY"] == "-----BEGIN KEY-----\nabc\n-----END KEY-----"
+    assert values["BASE"] == "https://db.internal:8443"
+    assert values["URL"] == "https://db.internal:8443/v1"

@@ -328,3 +328,65 @@ def test_doc_usage_cost_calculation() -> None:
 def test_doc_usage_embedding_cost() -> None:
     ns = run_doc(USAGE_EMBEDDING_COST, "USAGE_EMBEDDING_COST")
     assert ns["cost"] == pytest.approx(0.00002)
+
+
+# --- the registry against a maintained price source ------------------------------------------
+# genai-prices (pydantic's price data) prices the same usage; every registry chat model it
+# knows must cost the same, cached and long-context usage included. The few ids where the
+# two tables knowingly differ are listed, so a new difference fails here.
+
+_GENAI_PROVIDER = {"openai": "openai", "anthropic": "anthropic", "gemini": "google"}
+# Rolling aliases genai-prices maps to a newer model than the one our registry prices.
+_KNOWN_DIFFERENCES = {"gemini-flash-latest", "gemini-flash-lite-latest", "gemini-1.5-flash-8b"}
+_SHAPES = [
+    # (prompt, completion, cache read, cache write)
+    (10_000, 500, 0, 0),
+    (10_000, 500, 8_000, 0),
+    (10_000, 500, 2_000, 6_000),
+    (300_000, 2_000, 240_000, 0),
+]
+
+
+def _chat_models_genai_prices_knows():
+    genai_prices = pytest.importorskip("genai_prices")
+    known = []
+    for model in ALL_MODELS:
+        provider = _GENAI_PROVIDER.get(model.provider)
+        if provider is None or model.type.value != "chat" or model.id in _KNOWN_DIFFERENCES:
+            continue
+        try:
+            genai_prices.calc_price(
+                genai_prices.Usage(input_tokens=1, output_tokens=1),
+                model_ref=model.id,
+                provider_id=provider,
+            )
+        except LookupError:
+            continue
+        known.append((model, provider))
+    return genai_prices, known
+
+
+def test_registry_prices_match_genai_prices():
+    genai_prices, known = _chat_models_genai_prices_knows()
+    assert len(known) >= 60  # the comparison covers the registry, not a handful
+    mismatches = []
+    for model, provider in known:
+        for prompt, completion, read, write in _SHAPES:
+            if write and model.provider != "anthropic":
+                continue  # only Anthropic bills cache writes
+            theirs = genai_prices.calc_price(
+                genai_prices.Usage(
+                    input_tokens=prompt,
+                    output_tokens=completion,
+                    cache_read_tokens=read,
+                    cache_write_tokens=write,
+                ),
+                model_ref=model.id,
+                provider_id=provider,
+            ).total_price
+            ours = calculate_cost(
+                model.id, prompt, completion, cache_read_tokens=read, cache_write_tokens=write
+            )
+            if abs(float(theirs) - ours) > 1e-9 + 1e-9 * ours:
+                mismatches.append((model.id, (prompt, completion, read, write), ours, theirs))
+    assert mismatches == []

@@ -62,6 +62,12 @@ def test_readme_examples_run(monkeypatch, tmp_path):
     assert "['run_start', 'guardrail', 'llm_end']\n" in printed
     assert "50% {'output': 1}\nFalse\n" in printed  # the evals section
     assert (tmp_path / "results.xml").read_text().startswith("<?xml")
+    # snapshot mode caught a changed answer; the dashboard served the run on loopback
+    assert "['hi'] ['-Hello! How can I help?', '+Hi there!']\nTrue 0.5\n" in printed
+    assert (
+        '"output": "Hello! How can I help?"'
+        in (tmp_path / "snapshots/support.snap.json").read_text()
+    )
     assert "shipping.txt (chunk 0)\n" in printed  # the offline model retrieved by meaning
     assert (
         "[Known Entities]\n- Alice (person): role=engineer\n\n"

@@ -131,3 +131,27 @@ def test_agent_result_field_order_is_pinned_for_positional_construction():
         "error",
         "messages",
     ]
+
+
+def test_message_with_a_missing_image_path_raises_naming_the_path(tmp_path):
+    """``Message(image_path=...)`` must not build a message whose image silently goes missing."""
+    with pytest.raises(FileNotFoundError, match=r"missing\.jpg") as info:
+        Message(role=Role.USER, content="What's in this image?", image_path="missing.jpg")
+    assert info.value.filename == "missing.jpg"
+    (tmp_path / "a_folder").mkdir()
+    with pytest.raises(FileNotFoundError, match="a_folder"):
+        Message(role=Role.USER, content="x", image_path=str(tmp_path / "a_folder"))
+    photo = tmp_path / "photo.jpg"
+    photo.write_bytes(b"\xff\xd8\xff\xe0 a jpeg header")
+    assert Message(role=Role.USER, content="x", image_path=str(photo)).image_path == str(photo)
+    assert Message(role=Role.USER, content="x", image_path="").image_path == ""  # no image
+
+
+def test_a_saved_message_whose_image_is_gone_still_loads(tmp_path):
+    """History restored from JSON keeps the path it recorded (the file may have moved since)."""
+    photo = tmp_path / "photo.jpg"
+    photo.write_bytes(b"\xff\xd8\xff\xe0")
+    saved = Message(role=Role.USER, content="x", image_path=str(photo)).to_dict()
+    photo.unlink()
+    restored = Message.from_dict(saved)
+    assert restored.image_path == str(photo) and restored.to_dict() == saved

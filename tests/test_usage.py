@@ -1,6 +1,8 @@
 import csv
 import json
 
+import pytest
+
 from selectools import AgentAnalytics, AgentUsage, ToolMetrics, UsageStats
 
 
@@ -82,3 +84,50 @@ def test_analytics_records_and_exports(tmp_path):
     assert rows[1][0] == "search"
     analytics.reset()
     assert analytics.get_all_metrics() == {}
+
+
+def test_analytics_say_when_there_is_nothing_to_report(tmp_path):
+    """A tool never called has no metrics (not a row of zeros that reads as 0% success)."""
+    analytics = AgentAnalytics()
+    assert analytics.get_metrics("unknown") is None
+    summary = analytics.summary()
+    assert "No tool calls recorded yet" in summary
+    assert summary.splitlines()[1] == "Tool Usage Analytics"
+    assert analytics.to_dict() == {
+        "tools": {},
+        "summary": {
+            "total_tools": 0,
+            "total_calls": 0,
+            "failed_calls": 0,
+            "success_rate": 0.0,
+            "total_duration": 0.0,
+            "total_cost": 0.0,
+        },
+    }
+    analytics.record_tool_call("search", True, 0.25, {"query": "py"})
+    assert analytics.get_metrics("unknown") is None
+    assert analytics.get_metrics("search").total_calls == 1
+    assert "No tool calls" not in analytics.summary()
+
+
+def test_analytics_to_dict_is_the_json_export(tmp_path):
+    analytics = AgentAnalytics()
+    analytics.record_tool_call("search", True, 0.25, {"query": "py", "filters": ["a"]}, cost=0.5)
+    analytics.record_tool_call("search", False, 0.75, {"query": "go"})
+    analytics.record_tool_call("calc", True, 0.5, {"x": 2})
+    exported = analytics.to_dict()
+    assert json.loads(json.dumps(exported)) == exported  # plain JSON values only
+    assert exported["tools"]["search"]["total_calls"] == 2
+    assert exported["tools"]["search"]["parameter_usage"]["filters"] == {'["a"]': 1}
+    assert exported["summary"] == {
+        "total_tools": 2,
+        "total_calls": 3,
+        "failed_calls": 1,
+        "success_rate": pytest.approx(200 / 3),
+        "total_duration": pytest.approx(1.5),
+        "total_cost": pytest.approx(0.5),
+    }
+    analytics.to_json(tmp_path / "a.json")
+    assert json.loads((tmp_path / "a.json").read_text()) == exported
+    exported["tools"].clear()  # a copy: changing it leaves the analytics alone
+    assert analytics.get_metrics("calc") is not None

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
+from .._progress import progress_bar
 from ..observer import EventEmitter
 from ..types import AgentResult, Message, Role
 
@@ -31,11 +32,11 @@ def _check(max_concurrency: int) -> None:
 
 
 class _Progress:
-    """Counts finished items and reports ``(completed, total)``; thread-safe."""
+    """Counts finished items and reports ``(completed, total)`` to each callback; thread-safe."""
 
-    def __init__(self, total: int, callback: Callable[[int, int], Any] | None) -> None:
+    def __init__(self, total: int, *callbacks: Callable[[int, int], Any] | None) -> None:
         self.total = total
-        self.callback = callback
+        self.callbacks = [callback for callback in callbacks if callback is not None]
         self.completed = 0
         self.errors = 0
         self._lock = threading.Lock()
@@ -45,8 +46,8 @@ class _Progress:
             self.completed += 1
             self.errors += failed
             completed = self.completed
-            if self.callback is not None:
-                self.callback(completed, self.total)
+            for callback in self.callbacks:
+                callback(completed, self.total)
 
 
 def run_batch(
@@ -55,13 +56,26 @@ def run_batch(
     max_concurrency: int,
     response_format: ResponseFormat | None,
     on_progress: Callable[[int, int], Any] | None,
+    show_progress: bool,
 ) -> list[AgentResult]:
     _check(max_concurrency)
+    with progress_bar(show_progress, len(prompts), "batch") as bar:
+        return _run_batch(agent, prompts, max_concurrency, response_format, on_progress, bar)
+
+
+def _run_batch(
+    agent: Agent,
+    prompts: Sequence[Any],
+    max_concurrency: int,
+    response_format: ResponseFormat | None,
+    on_progress: Callable[[int, int], Any] | None,
+    bar: Callable[[int, int], Any] | None,
+) -> list[AgentResult]:
     batch_id = os.urandom(16).hex()
     emitter = EventEmitter(batch_id, agent.config.observers)
     started = time.perf_counter()
     emitter.emit("on_batch_start", len(prompts))
-    progress = _Progress(len(prompts), on_progress)
+    progress = _Progress(len(prompts), on_progress, bar)
 
     def one(prompt: Any) -> AgentResult:
         try:
@@ -89,14 +103,29 @@ async def run_batch_async(
     max_concurrency: int,
     response_format: ResponseFormat | None,
     on_progress: Callable[[int, int], Any] | None,
+    show_progress: bool,
 ) -> list[AgentResult]:
     _check(max_concurrency)
+    with progress_bar(show_progress, len(prompts), "batch") as bar:
+        return await _run_batch_async(
+            agent, prompts, max_concurrency, response_format, on_progress, bar
+        )
+
+
+async def _run_batch_async(
+    agent: Agent,
+    prompts: Sequence[Any],
+    max_concurrency: int,
+    response_format: ResponseFormat | None,
+    on_progress: Callable[[int, int], Any] | None,
+    bar: Callable[[int, int], Any] | None,
+) -> list[AgentResult]:
     batch_id = os.urandom(16).hex()
     emitter = EventEmitter(batch_id, agent.config.observers, async_mode=True)
     started = time.perf_counter()
     emitter.emit("on_batch_start", len(prompts))
     await emitter.flush()
-    progress = _Progress(len(prompts), on_progress)
+    progress = _Progress(len(prompts), on_progress, bar)
     gate = asyncio.Semaphore(max_concurrency)
 
     async def one(prompt: Any) -> AgentResult:

@@ -455,15 +455,18 @@ class Agent(RichDisplay):
         max_concurrency: int = 5,
         response_format: ResponseFormat | None = None,
         on_progress: Callable[[int, int], Any] | None = None,
+        *,
+        progress: bool = True,
     ) -> list[AgentResult]:
         """Run many prompts concurrently (threads); results keep the input order.
 
         A prompt whose run raises gets a result with ``stop_reason="error"``
-        and the exception in ``error``; the others are unaffected.
+        and the exception in ``error``; the others are unaffected. A progress bar
+        shows while it runs (tqdm, or the notebook's own bar); ``progress=False`` hides it.
         """
         from ._batch import run_batch
 
-        return run_batch(self, prompts, max_concurrency, response_format, on_progress)
+        return run_batch(self, prompts, max_concurrency, response_format, on_progress, progress)
 
     async def abatch(
         self,
@@ -471,10 +474,15 @@ class Agent(RichDisplay):
         max_concurrency: int = 10,
         response_format: ResponseFormat | None = None,
         on_progress: Callable[[int, int], Any] | None = None,
+        *,
+        progress: bool = True,
     ) -> list[AgentResult]:
+        """:meth:`batch` on the event loop (one task per prompt, ``max_concurrency`` at once)."""
         from ._batch import run_batch_async
 
-        return await run_batch_async(self, prompts, max_concurrency, response_format, on_progress)
+        return await run_batch_async(
+            self, prompts, max_concurrency, response_format, on_progress, progress
+        )
 
     # -- state and usage -----------------------------------------------------
     def reset(self) -> None:

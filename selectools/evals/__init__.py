@@ -8,6 +8,7 @@ print(report.accuracy)
 from __future__ import annotations
 
 from .case import CaseResult, CaseVerdict, EvalError, EvalFailure, TestCase
+from .dashboard import DashboardServer, EvalDashboard
 from .dataset import DatasetError, DatasetLoader
 from .evaluators import (
     CaseRun,
@@ -43,7 +44,8 @@ from .llm_evaluators import (
 from .pairwise import PairwiseEval, PairwiseResult
 from .regression import BaselineStore, RegressionResult
 from .report import EvalReport
-from .suite import CaseExecutor, EvalSuite, fresh_agent
+from .snapshot import SnapshotResult, SnapshotStore
+from .suite import CaseExecutor, EvalSuite, SuiteWatcher, fresh_agent
 
 __all__ = [
     "BaselineStore",
@@ -57,9 +59,11 @@ __all__ = [
     "ContainsEvaluator",
     "CorrectnessEvaluator",
     "CustomEvaluator",
+    "DashboardServer",
     "DatasetError",
     "DatasetLoader",
     "EndsWithEvaluator",
+    "EvalDashboard",
     "EvalError",
     "EvalFailure",
     "EvalReport",
@@ -80,8 +84,11 @@ __all__ = [
     "RayExecutor",
     "RegressionResult",
     "RelevanceEvaluator",
+    "SnapshotResult",
+    "SnapshotStore",
     "StartsWithEvaluator",
     "StructuredOutputEvaluator",
+    "SuiteWatcher",
     "SummaryEvaluator",
     "TestCase",
     "ToolUseEvaluator",

@@ -7,6 +7,13 @@ not regress). A missing or malformed dataset exits 2 with ``file:line: what was
 expected``. The agent is ``--agent module:name`` (your agent, with its tools) or
 a tool-less agent on ``--provider``/``--model`` (default: the offline ``local``
 provider).
+
+``--snapshots DIR`` runs in snapshot mode (a changed output fails its case and
+exits 1; ``--update-snapshots`` accepts it). ``--github-output FILE`` appends
+the numbers as GitHub step outputs and ``--comment FILE`` writes the
+pull-request comment: what ``.github/actions/eval`` uses. ``--dashboard``
+serves the live page on 127.0.0.1 while the cases run (its URL, with the
+token, goes to stderr) and, on a terminal, until Enter is pressed.
 """
 
 from __future__ import annotations
@@ -50,10 +57,8 @@ class ProgressBar:
             self.stream.flush()
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m selectools.evals", description="Run selectools eval datasets."
-    )
+def _parser(prog: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description="Run selectools eval datasets.")
     commands = parser.add_subparsers(dest="command", required=True)
     for name, text in (("run", "run a dataset"), ("compare", "run and compare with a baseline")):
         cmd = commands.add_parser(name, help=text)
@@ -71,6 +76,20 @@ def _parser() -> argparse.ArgumentParser:
         cmd.add_argument("--save", action="store_true", help="save the run as the baseline")
         cmd.add_argument(
             "--fail-under", type=float, metavar="ACC", help="exit 1 below this accuracy"
+        )
+        cmd.add_argument("--snapshots", metavar="DIR", help="snapshot mode: outputs recorded here")
+        cmd.add_argument(
+            "--update-snapshots", action="store_true", help="accept changed outputs as snapshots"
+        )
+        cmd.add_argument(
+            "--github-output", metavar="FILE", help="append step outputs ($GITHUB_OUTPUT)"
+        )
+        cmd.add_argument("--comment", metavar="FILE", help="write the PR comment (Markdown)")
+        cmd.add_argument(
+            "--dashboard", action="store_true", help="follow the run live in a browser page"
+        )
+        cmd.add_argument(
+            "--dashboard-port", type=int, default=0, metavar="PORT", help="(default: a free one)"
         )
         cmd.add_argument("--verbose", "-v", action="store_true", help="print every case")
         cmd.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
@@ -131,9 +150,33 @@ def _executor(name: str) -> Any:
     return None
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+def _run(suite: Any, args: argparse.Namespace, err: TextIO) -> Any:
+    """``suite.run()``, followed by the live dashboard when ``--dashboard`` asks for it."""
+    if not args.dashboard:
+        return suite.run()
+    from .dashboard import EvalDashboard
+
+    try:
+        server = EvalDashboard(suite).serve(port=args.dashboard_port)
+    except OSError as exc:
+        raise EvalError(f"--dashboard: {exc}; pick another --dashboard-port") from None
+    with server:
+        err.write(f"dashboard: {server.url}\n")
+        err.flush()
+        report = suite.run()
+        if sys.stdin is not None and sys.stdin.isatty():
+            err.write("the dashboard shows the finished run; press Enter to stop it\n")
+            sys.stdin.readline()
+    return report
+
+
+def main(argv: list[str] | None = None, prog: str = "python -m selectools.evals") -> int:
+    """The eval command line (``python -m selectools.evals`` and ``selectools eval``)."""
+    args = _parser(prog).parse_args(argv)
     out, err = sys.stdout, sys.stderr
+    if args.update_snapshots and not args.snapshots:
+        err.write("error: --update-snapshots needs --snapshots DIR\n")
+        return EXIT_USAGE
     try:
         cases = DatasetLoader.load(args.cases)
         agent = _agent(args)
@@ -149,8 +192,14 @@ def main(argv: list[str] | None = None) -> int:
         on_progress=None if args.quiet else ProgressBar(err),
         executor=_executor(args.executor),
         name=args.name or Path(args.cases).stem,
+        snapshots=args.snapshots,
+        update_snapshots=args.update_snapshots,
     )
-    report = suite.run()
+    try:
+        report = _run(suite, args, err)
+    except EvalError as exc:
+        err.write(f"error: {exc}\n")
+        return EXIT_USAGE
     if args.verbose:
         for index, case_result in enumerate(report.results, 1):
             out.write(
@@ -172,6 +221,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.fail_under is not None and report.accuracy < args.fail_under:
         out.write(f"accuracy {report.accuracy:.1%} is under {args.fail_under:.1%}\n")
         code = EXIT_REGRESSION
+    if report.snapshots is not None and not report.snapshots.ok:
+        out.write(report.snapshots.summary() + "\n")
+        code = EXIT_REGRESSION
+    result = None
     if args.command == "compare" or args.baseline:
         from .regression import BaselineStore
 
@@ -189,4 +242,13 @@ def main(argv: list[str] | None = None) -> int:
     elif args.save:
         err.write("error: --save needs --baseline DIR\n")
         return EXIT_USAGE
+    if args.comment or args.github_output:
+        from .._storage import atomic_write_text
+        from .github import action_outputs, comment_markdown, write_github_output
+
+        comment = comment_markdown(report, result)
+        if args.comment:
+            atomic_write_text(args.comment, comment)
+        if args.github_output:
+            write_github_output(args.github_output, action_outputs(report, result, comment))
     return code

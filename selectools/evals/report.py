@@ -13,10 +13,13 @@ import os
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._storage import atomic_write_text
 from .case import CaseResult, CaseVerdict
+
+if TYPE_CHECKING:
+    from .snapshot import SnapshotResult
 
 __all__ = ["EvalReport"]
 
@@ -49,6 +52,8 @@ class EvalReport:
         self.started_at = started_at
         self.duration_s = duration_s
         self.model = model
+        #: what snapshot mode found (set by ``EvalSuite(snapshots=...)``; not exported)
+        self.snapshots: SnapshotResult | None = None
 
     def __repr__(self) -> str:
         return (
@@ -191,6 +196,8 @@ class EvalReport:
                     lines.append(f"      {f.evaluator}: {f.message}")
                 if r.error and not r.failures:
                     lines.append(f"      error: {r.error}")
+        if self.snapshots is not None:
+            lines.append(self.snapshots.summary().split("\n")[0])
         return "\n".join(lines)
 
     def __str__(self) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -19,12 +20,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .case import CaseResult, CaseVerdict, EvalError, EvalFailure, TestCase
 from .evaluators import CaseRun, Evaluator, deterministic_evaluators
 from .llm_evaluators import JudgeReplyError
+from .snapshot import SnapshotStore
 
 if TYPE_CHECKING:
     from ..agent.core import Agent
     from .report import EvalReport
 
-__all__ = ["CaseExecutor", "EvalSuite", "fresh_agent"]
+__all__ = ["CaseExecutor", "EvalSuite", "SuiteWatcher", "fresh_agent"]
 
 ProgressCallback = Callable[[int, int], Any]
 
@@ -35,6 +37,16 @@ class CaseExecutor(Protocol):
     def run_cases(
         self, suite: EvalSuite, cases: Sequence[TestCase], on_done: Callable[[int], None]
     ) -> list[CaseResult]: ...
+
+
+class SuiteWatcher(Protocol):
+    """Follows a running suite (the live dashboard is one): called from the suite's threads."""
+
+    def suite_started(self, suite: EvalSuite, total: int) -> None: ...
+
+    def case_finished(self, index: int, result: CaseResult) -> None: ...
+
+    def suite_finished(self, report: EvalReport) -> None: ...
 
 
 def fresh_agent(agent: Agent) -> Agent:
@@ -75,6 +87,11 @@ class EvalSuite:
     ``expect_*`` fields a case sets); pass LLM judges here. ``max_concurrency``
     cases run at once (default 1); ``on_progress(done, total)`` is called after
     each case. ``executor`` runs the cases elsewhere, e.g. ``RayExecutor()``.
+
+    ``snapshots`` (a folder or a :class:`SnapshotStore`) turns on snapshot mode:
+    the first run records every case's output, a later run fails a case whose
+    output changed (the failure holds the diff), and ``update_snapshots=True``
+    accepts the new outputs. ``report.snapshots`` says what happened.
     """
 
     def __init__(
@@ -87,6 +104,8 @@ class EvalSuite:
         on_progress: ProgressCallback | None = None,
         executor: CaseExecutor | None = None,
         name: str = "eval",
+        snapshots: SnapshotStore | str | os.PathLike[str] | None = None,
+        update_snapshots: bool = False,
     ) -> None:
         if not isinstance(max_concurrency, int) or max_concurrency < 1:
             raise ValueError(f"max_concurrency must be an int >= 1, got {max_concurrency!r}")
@@ -110,6 +129,20 @@ class EvalSuite:
         self.on_progress = on_progress
         self.executor = executor
         self.name = name
+        if snapshots is not None and not isinstance(snapshots, SnapshotStore):
+            snapshots = SnapshotStore(snapshots)
+        self.snapshots = snapshots
+        self.update_snapshots = update_snapshots
+        self._watchers: list[SuiteWatcher] = []
+
+    def watch(self, watcher: SuiteWatcher) -> None:
+        """Tell ``watcher`` about every later run: its start, each finished case, the report."""
+        if watcher not in self._watchers:
+            self._watchers.append(watcher)
+
+    def unwatch(self, watcher: SuiteWatcher) -> None:
+        if watcher in self._watchers:
+            self._watchers.remove(watcher)
 
     def __repr__(self) -> str:
         return f"EvalSuite(name={self.name!r}, cases={len(self.cases)}, max_concurrency={self.max_concurrency})"
@@ -121,6 +154,7 @@ class EvalSuite:
         total = len(self.cases)
         lock = threading.Lock()
         done = 0
+        self._started(total)
 
         def tick(count: int = 1) -> None:
             nonlocal done
@@ -132,16 +166,21 @@ class EvalSuite:
         if self.executor is not None:
             results = self.executor.run_cases(self, self.cases, tick)
         else:
-            results = self.run_cases(self.cases, tick)
+            results = self.run_cases(self.cases, tick, self._case_finished)
         return self._report(results, started)
 
     def run_cases(
-        self, cases: Sequence[TestCase], on_done: Callable[[int], None] | None = None
+        self,
+        cases: Sequence[TestCase],
+        on_done: Callable[[int], None] | None = None,
+        on_result: Callable[[int, CaseResult], None] | None = None,
     ) -> list[CaseResult]:
         """Run ``cases`` in this process with threads; results in case order."""
 
-        def one(case: TestCase) -> CaseResult:
-            outcome = self.run_case(case)
+        def one(index: int) -> CaseResult:
+            outcome = self.run_case(cases[index])
+            if on_result is not None:
+                on_result(index, outcome)
             if on_done is not None:
                 on_done(1)
             return outcome
@@ -150,9 +189,9 @@ class EvalSuite:
             return []
         workers = min(self.max_concurrency, len(cases))
         if workers == 1:
-            return [one(c) for c in cases]
+            return [one(i) for i in range(len(cases))]
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="selectools-eval") as pool:
-            return list(pool.map(one, cases))
+            return list(pool.map(one, range(len(cases))))
 
     async def arun(self) -> EvalReport:
         """Async :meth:`run`: ``agent.arun`` per case, at most ``max_concurrency`` at once."""
@@ -160,17 +199,19 @@ class EvalSuite:
         total = len(self.cases)
         gate = asyncio.Semaphore(self.max_concurrency)
         done = 0
+        self._started(total)
 
-        async def one(case: TestCase) -> CaseResult:
+        async def one(index: int, case: TestCase) -> CaseResult:
             nonlocal done
             async with gate:
                 outcome = await self.arun_case(case)
+            self._case_finished(index, outcome)
             done += 1
             if self.on_progress is not None:
                 self.on_progress(done, total)
             return outcome
 
-        results = list(await asyncio.gather(*(one(c) for c in self.cases)))
+        results = list(await asyncio.gather(*(one(i, c) for i, c in enumerate(self.cases))))
         return self._report(results, started)
 
     def run_case(self, case: TestCase) -> CaseResult:
@@ -263,16 +304,30 @@ class EvalSuite:
             error=f"{type(exc).__name__}: {exc}",
         )
 
+    # -- watchers ----------------------------------------------------------------
+    def _started(self, total: int) -> None:
+        for watcher in list(self._watchers):
+            watcher.suite_started(self, total)
+
+    def _case_finished(self, index: int, result: CaseResult) -> None:
+        for watcher in list(self._watchers):
+            watcher.case_finished(index, result)
+
     def _report(self, results: list[CaseResult], started: float) -> EvalReport:
         from .report import EvalReport
 
-        return EvalReport(
+        report = EvalReport(
             results,
             name=self.name,
             started_at=started,
             duration_s=time.time() - started,
             model=getattr(self.agent, "model", ""),
         )
+        if self.snapshots is not None:
+            report.snapshots = self.snapshots.check(report, update=self.update_snapshots)
+        for watcher in list(self._watchers):
+            watcher.suite_finished(report)
+        return report
 
 
 def _cheap_types() -> tuple[type, ...]:

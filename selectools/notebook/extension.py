@@ -12,7 +12,9 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from .._progress import register_bar
 from .magics import SelectoolsMagics
+from .progress import HtmlProgressBar
 from .state import NotebookState
 
 __all__ = ["load_ipython_extension", "protect_agent_lines", "unload_ipython_extension"]
@@ -66,6 +68,7 @@ _AGENT_LINE = "%agent "
 
 def load_ipython_extension(ipython: Any) -> None:
     ipython.register_magics(SelectoolsMagics(ipython, NotebookState()))
+    register_bar(HtmlProgressBar)  # the progress bar when tqdm is not installed
     html = ipython.display_formatter.formatters["text/html"]
     for module, name, render in _FORMATTERS:
         html.for_type_by_name(module, name, render)
@@ -77,6 +80,7 @@ def load_ipython_extension(ipython: Any) -> None:
 
 
 def unload_ipython_extension(ipython: Any) -> None:
+    register_bar(None)
     magics = ipython.magics_manager.registry.get(SelectoolsMagics.__name__)
     if magics is not None and magics.state.mcp:
         from .mcp_attach import detach_all

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import warnings
 from collections.abc import AsyncIterator, Callable, Generator, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -27,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 from .._display import RichDisplay
 from ..exceptions import GraphExecutionError
 from ..trace import AgentTrace, StepType, TraceStep, now
-from ..types import AgentResult
-from ..usage import UsageStats
+from ..types import AgentResult, Message, Role
+from ..usage import AgentUsage, UsageStats
 from .events import GraphEvent, GraphEventType
 from .node import (
     GraphNode,
@@ -54,7 +55,13 @@ Router = Callable[[GraphState], Any]
 
 @dataclass
 class GraphResult(RichDisplay):
-    """What a graph run produced: final output and state, per-node results, trace, usage."""
+    """What a graph run produced: final output and state, per-node results, trace, usage.
+
+    ``node_results`` lists every node that ran, in the order they first finished:
+    an agent node's ``AgentResult`` per visit; a function node's result holds the
+    graph's last output after it ran and no usage (no model was called); a
+    subgraph's nodes appear as ``"subgraph.node"``, a parallel group's as its children.
+    """
 
     content: str
     state: GraphState
@@ -163,6 +170,20 @@ class _Run:
         self.snapshot: dict[str, Any] | None = None
 
 
+def _node_family(node: GraphNode | ParallelGroupNode) -> str:
+    """What a name can be replaced with: a step (agent or function), a parallel group, a subgraph."""
+    if isinstance(node, ParallelGroupNode):
+        return "parallel group"
+    return "subgraph" if isinstance(node, SubgraphNode) else "node"
+
+
+def _function_result(state: GraphState) -> AgentResult:
+    """A function node's entry in ``node_results``: its output as content, no model calls."""
+    last = state.data.get(STATE_KEY_LAST_OUTPUT, "")
+    text = last if isinstance(last, str) else str(last)
+    return AgentResult(Message(Role.ASSISTANT, text), usage=AgentUsage())
+
+
 def _fingerprint(data: dict[str, Any]) -> int:
     try:
         return hash(json.dumps(data, sort_keys=True, default=repr))
@@ -211,10 +232,28 @@ class AgentGraph:
 
     # -- building ------------------------------------------------------------
     def _register(self, node: GraphNode | ParallelGroupNode) -> None:
+        """Add ``node``; a node of the same kind under a used name replaces it, with a warning.
+
+        A notebook re-runs a cell, and the ORCHESTRATION page itself adds a node
+        under a name used a few blocks earlier: both mean "this is the node now".
+        A clash with another kind (a step, a parallel group, a subgraph) is
+        more likely a typo, so it still fails; edges and the entry keep the name.
+        """
         if node.name == END:
             raise ValueError(f"{END!r} is reserved for AgentGraph.END")
-        if node.name in self.nodes:
-            raise ValueError(f"graph {self.name!r} already has a node named {node.name!r}")
+        old = self.nodes.get(node.name)
+        if old is not None:
+            was, now_ = _node_family(old), _node_family(node)
+            if was != now_:
+                raise ValueError(
+                    f"graph {self.name!r} already has a {was} named {node.name!r}; "
+                    f"a {now_} cannot replace it: pick another name"
+                )
+            warnings.warn(
+                f"graph {self.name!r}: add_node replaces the earlier {was} {node.name!r}",
+                UserWarning,
+                stacklevel=3,
+            )
         self.nodes[node.name] = node
         if self.entry is None:
             self.entry = node.name
@@ -282,6 +321,8 @@ class AgentGraph:
         """A linear graph ``a -> b -> ... -> END`` (names default to ``step_1``, ``step_2``...)."""
         labels = list(names or [])
         labels += [f"step_{i + 1}" for i in range(len(labels), len(agents))]
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"chain: node names must differ, got {labels}")
         graph = cls(**options)
         for i, agent in enumerate(agents):
             nxt = labels[i + 1] if i + 1 < len(agents) else END
@@ -290,29 +331,29 @@ class AgentGraph:
 
     def validate(self) -> list[str]:
         """Structural problems as readable warnings (an empty list when the graph is sound)."""
-        warnings = []
+        problems = []
         if not self.nodes:
             return ["the graph has no nodes"]
         if self.entry not in self.nodes:
-            warnings.append(f"entry node {self.entry!r} is not a node of the graph")
+            problems.append(f"entry node {self.entry!r} is not a node of the graph")
         known = set(self.nodes) | {END}
         for src, dst in self.edges.items():
             if src not in self.nodes:
-                warnings.append(f"edge from unknown node {src!r}")
+                problems.append(f"edge from unknown node {src!r}")
             if dst not in known:
-                warnings.append(f"edge {src!r} -> {dst!r} goes to an unknown node")
+                problems.append(f"edge {src!r} -> {dst!r} goes to an unknown node")
         for src, (_router, path_map) in self.conditional.items():
             if src not in self.nodes:
-                warnings.append(f"conditional edge from unknown node {src!r}")
+                problems.append(f"conditional edge from unknown node {src!r}")
             for key, dst in (path_map or {}).items():
                 if dst not in known:
-                    warnings.append(f"path_map of {src!r}: {key!r} -> unknown node {dst!r}")
+                    problems.append(f"path_map of {src!r}: {key!r} -> unknown node {dst!r}")
         for node in self.nodes.values():
             if isinstance(node, ParallelGroupNode):
                 for child in node.children:
                     if child not in self.nodes:
-                        warnings.append(f"parallel group {node.name!r}: unknown child {child!r}")
-        return warnings
+                        problems.append(f"parallel group {node.name!r}: unknown child {child!r}")
+        return problems
 
     # -- running -------------------------------------------------------------
     def _start_state(self, prompt_or_state: str | GraphState) -> GraphState:
@@ -803,7 +844,12 @@ class AgentGraph:
 
     def _collect(self, run: _Run, name: str, outcome: NodeOutcome, lane: int) -> None:
         result = outcome.result
-        if result is not None:
+        if outcome.sub is None and result is None:
+            # a function node: listed too (the docs key node_results by every node that ran);
+            # a parallel group is listed through its children, a subgraph as "name.child"
+            if not isinstance(self.nodes.get(name), ParallelGroupNode):
+                run.node_results.setdefault(name, []).append(_function_result(outcome.state))
+        elif result is not None:
             run.node_results.setdefault(name, []).append(result)
             usage = result.usage
             if usage is not None:

@@ -16,7 +16,6 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..pricing import calculate_cost
 from ..types import Message, Role, ToolCall, text_content
 from ..usage import UsageStats
 
@@ -95,13 +94,18 @@ class _OpenAICompatibleBase:  # a mixin: formatting only, no IO
         return specs
 
     def _usage(
-        self, model: str, prompt_tokens: int, completion_tokens: int, priced_as: str | None = None
+        self,
+        model: str,
+        prompt_tokens: int,
+        completion_tokens: int,
+        priced_as: str | None = None,
+        cache_read_tokens: int = 0,
     ) -> UsageStats:
-        return UsageStats(
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            total_tokens=prompt_tokens + completion_tokens,
-            cost_usd=calculate_cost(priced_as or model, prompt_tokens, completion_tokens),
-            model=model,
-            provider=self.name,
+        return UsageStats.priced(
+            model,
+            self.name,
+            prompt_tokens,
+            completion_tokens,
+            cache_read_tokens=cache_read_tokens,
+            priced_as=priced_as,
         )

@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..pricing import calculate_cost
 from ..types import Message, Role, ToolCall, text_content
 from ..usage import UsageStats
 from ._arguments import decode_arguments
@@ -167,19 +166,18 @@ class AnthropicProvider(SDKProvider):
 
     # -- responses ---------------------------------------------------------------
     def _usage(self, model: str, usage: Any, output_tokens: int | None = None) -> UsageStats:
-        prompt = (
-            (getattr(usage, "input_tokens", 0) or 0)
-            + (getattr(usage, "cache_creation_input_tokens", 0) or 0)
-            + (getattr(usage, "cache_read_input_tokens", 0) or 0)
-        )
+        # Anthropic's input_tokens leave out the cached ones; ours count all input.
+        read = getattr(usage, "cache_read_input_tokens", 0) or 0
+        written = getattr(usage, "cache_creation_input_tokens", 0) or 0
+        prompt = (getattr(usage, "input_tokens", 0) or 0) + read + written
         completion = output_tokens if output_tokens is not None else usage.output_tokens or 0
-        return UsageStats(
-            prompt_tokens=prompt,
-            completion_tokens=completion,
-            total_tokens=prompt + completion,
-            cost_usd=calculate_cost(model, prompt, completion),
-            model=model,
-            provider=self.name,
+        return UsageStats.priced(
+            model,
+            self.name,
+            prompt,
+            completion,
+            cache_read_tokens=read,
+            cache_write_tokens=written,
         )
 
     def _parse(self, response: Any, request: LLMRequest) -> tuple[Message, UsageStats]:

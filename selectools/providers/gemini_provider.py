@@ -30,7 +30,6 @@ from urllib.parse import quote
 
 from .._env import env_value
 from ..exceptions import ProviderConfigurationError, ProviderError
-from ..pricing import calculate_cost
 from ..types import Message, Role, ToolCall, text_content
 from ..usage import UsageStats
 from ._arguments import decode_arguments
@@ -263,18 +262,13 @@ class GeminiProvider(HTTPProvider):
     def _usage(self, model: str, metadata: Any) -> UsageStats | None:
         if not isinstance(metadata, dict):
             return None
+        # promptTokenCount includes cachedContentTokenCount (the cache reads)
         prompt = int(metadata.get("promptTokenCount") or 0)
         completion = int(metadata.get("candidatesTokenCount") or 0) + int(
             metadata.get("thoughtsTokenCount") or 0
         )
-        return UsageStats(
-            prompt_tokens=prompt,
-            completion_tokens=completion,
-            total_tokens=prompt + completion,
-            cost_usd=calculate_cost(model, prompt, completion),
-            model=model,
-            provider=self.name,
-        )
+        read = int(metadata.get("cachedContentTokenCount") or 0)
+        return UsageStats.priced(model, self.name, prompt, completion, cache_read_tokens=read)
 
     def _check_blocked(
         self, label: str, texts: list[str], calls: list[ToolCall], finish: Any

@@ -196,7 +196,11 @@ class OpenAIProvider(_OpenAICompatibleBase, SDKProvider):
             )
         priced = getattr(response, "model", None)
         return message, self._usage(
-            model, usage.prompt_tokens or 0, usage.completion_tokens or 0, priced
+            model,
+            usage.prompt_tokens or 0,
+            usage.completion_tokens or 0,
+            priced,
+            _cached_tokens(usage),
         )
 
     def _stream_state(self, request: LLMRequest) -> _StreamState:
@@ -277,6 +281,7 @@ class _StreamState:
                     self.usage.prompt_tokens or 0,
                     self.usage.completion_tokens or 0,
                     self.priced,
+                    _cached_tokens(self.usage),
                 )
             )
         else:
@@ -288,3 +293,9 @@ class _StreamState:
                 )
             )
         return items
+
+
+def _cached_tokens(usage: Any) -> int:
+    """Prompt tokens served from OpenAI's prompt cache (``prompt_tokens_details.cached_tokens``)."""
+    details = getattr(usage, "prompt_tokens_details", None)
+    return int(getattr(details, "cached_tokens", 0) or 0)

@@ -20,6 +20,7 @@ __all__ = [
     "Document",
     "DocumentLoadError",
     "DocumentLoader",
+    "DocumentNotFoundError",
     "FusionMethod",
     "HybridSearchTool",
     "HybridSearcher",
@@ -55,6 +56,7 @@ _LAZY = {
     "RAGError": ".errors",
     "DimensionMismatchError": ".errors",
     "DocumentLoadError": ".errors",
+    "DocumentNotFoundError": ".errors",
     "MissingDependencyError": ".errors",
     "UnknownVectorStoreError": ".errors",
     "BM25": ".bm25",
@@ -81,6 +83,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .errors import (
         DimensionMismatchError,
         DocumentLoadError,
+        DocumentNotFoundError,
         MissingDependencyError,
         RAGError,
         UnknownVectorStoreError,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import importlib
 from types import ModuleType
 
@@ -10,6 +11,7 @@ from ..exceptions import SelectoolsError
 __all__ = [
     "DimensionMismatchError",
     "DocumentLoadError",
+    "DocumentNotFoundError",
     "MissingDependencyError",
     "RAGError",
     "UnknownVectorStoreError",
@@ -43,12 +45,26 @@ class UnknownVectorStoreError(RAGError, ValueError):
 
 
 class DocumentLoadError(RAGError, OSError):
-    """A file could not be read or parsed: ``path`` says which, ``reason`` why."""
+    """A file could not be read or parsed: ``path`` (also ``filename``) says which, ``reason`` why."""
 
     def __init__(self, path: str, reason: str) -> None:
         self.path = path
         self.reason = reason
         super().__init__(f"cannot load {path}: {reason}")
+        self.filename = path
+
+    def __str__(self) -> str:
+        # OSError's own str() would print "[Errno None] None: 'path'" once filename is set
+        return str(self.args[0])
+
+
+class DocumentNotFoundError(DocumentLoadError, FileNotFoundError):
+    """The file or folder to load is not there (``except FileNotFoundError`` catches it too)."""
+
+    def __init__(self, path: str, reason: str = "no such file") -> None:
+        super().__init__(path, reason)
+        self.errno = errno.ENOENT
+        self.strerror = reason
 
 
 class MissingDependencyError(RAGError, ImportError):

@@ -80,10 +80,14 @@ class HybridSearcher:
         self.reranker = reranker
 
     def add_documents(
-        self, documents: Sequence[Document], embeddings: Sequence[Sequence[float]] | None = None
+        self,
+        documents: Sequence[Document],
+        embeddings: Sequence[Sequence[float]] | None = None,
+        *,
+        progress: bool = True,
     ) -> list[str]:
         """Add to the vector store and the BM25 index; return the store's ids."""
-        ids = self.vector_store.add_documents(documents, embeddings=embeddings)
+        ids = self.vector_store.add_documents(documents, embeddings=embeddings, progress=progress)
         self.bm25.add_documents(list(documents))
         return ids
 

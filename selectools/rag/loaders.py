@@ -4,7 +4,8 @@ Every loaded document carries ``source`` (the path or URL) and ``filename``;
 PDF pages add ``page`` (1-based) and ``total_pages``, CSV rows ``row``, JSON
 records ``record``. A file that cannot be read raises
 :class:`~selectools.rag.errors.DocumentLoadError` naming the file and the
-reason. Web pages are fetched through the SSRF guard
+reason; a missing file or folder raises its subclass ``DocumentNotFoundError``,
+which is also a ``FileNotFoundError``. Web pages are fetched through the SSRF guard
 (:mod:`selectools._net_guard`): private, loopback and link-local targets are
 refused unless the ``policy`` allows them.
 """
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .document import Document
-from .errors import DocumentLoadError, require_extra
+from .errors import DocumentLoadError, DocumentNotFoundError, require_extra
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._net_guard import NetPolicy
@@ -40,7 +41,7 @@ def _read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise DocumentLoadError(str(path), "no such file") from None
+        raise DocumentNotFoundError(str(path)) from None
     except IsADirectoryError:
         raise DocumentLoadError(
             str(path), "it is a directory (use DocumentLoader.from_directory)"
@@ -177,10 +178,10 @@ class DocumentLoader:
         ``**/`` prefix of the pattern is then dropped).
         """
         root = Path(directory)
+        if not root.exists():
+            raise DocumentNotFoundError(str(root), "no such directory")
         if not root.is_dir():
-            raise DocumentLoadError(
-                str(root), "no such directory" if not root.exists() else "not a directory"
-            )
+            raise DocumentLoadError(str(root), "not a directory")
         pattern = glob_pattern
         if not recursive and pattern.startswith("**/"):
             pattern = pattern[3:]
@@ -195,10 +196,14 @@ class DocumentLoader:
     @staticmethod
     def from_pdf(path: str | Path, metadata: dict[str, Any] | None = None) -> list[Document]:
         """One document a page (``page`` is 1-based, ``total_pages`` the count); needs pypdf."""
-        pypdf = require_extra("pypdf", "rag", "DocumentLoader.from_pdf")
         path = Path(path)
+        if not path.exists():
+            raise DocumentNotFoundError(str(path))
         if not path.is_file():
-            raise DocumentLoadError(str(path), "no such file")
+            raise DocumentLoadError(
+                str(path), "it is a directory (use DocumentLoader.from_directory)"
+            )
+        pypdf = require_extra("pypdf", "rag", "DocumentLoader.from_pdf")
         try:
             reader = pypdf.PdfReader(str(path))
             pages = [page.extract_text() or "" for page in reader.pages]

@@ -171,7 +171,11 @@ class RAGAgent:
         score_threshold: float = 0.5,
         config: AgentConfig | None = None,
         system_prompt: str | None = None,
+        progress: bool = True,
     ) -> Agent:
+        """An agent whose ``search_knowledge_base`` tool searches ``documents``, chunked and
+        embedded into ``vector_store`` now (with a progress bar for large sets;
+        ``progress=False`` hides it)."""
         from ..agent.core import Agent
 
         chunks = TextSplitter(chunk_size=chunk_size, chunk_overlap=chunk_overlap).split_documents(
@@ -179,7 +183,7 @@ class RAGAgent:
         )
         embedder = vector_store.embedder
         before = _usage_snapshot(embedder)
-        vector_store.add_documents(chunks)
+        vector_store.add_documents(chunks, progress=progress)
         rag_tool = RAGTool(vector_store, top_k=top_k, score_threshold=score_threshold)
         agent = Agent(
             tools=[rag_tool.search_knowledge_base],

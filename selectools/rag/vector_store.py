@@ -3,7 +3,8 @@
 A store holds documents with their vectors and finds the nearest ones by
 cosine similarity (scores in [-1, 1], higher is closer). ``add_documents``
 embeds with the store's embedder unless you pass ``embeddings``; ``search``
-takes a query string (embedded with the store's embedder) or a ready vector,
+takes a query string (embedded with the store's embedder) or a ready vector
+(positionally, or as ``query_embedding=`` as the RAG page names it),
 ``top_k`` and a metadata ``filter`` (``{"key": value}`` matches equal values,
 ``{"key": [a, b]}`` any of them; all keys must match). Subclasses implement the
 storage primitives ``_add``, ``_search``, ``_delete``, ``_clear``,
@@ -19,6 +20,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._progress import progress_bar
 from .document import Document, SearchResult, SearchResults
 from .errors import DimensionMismatchError, RAGError, UnknownVectorStoreError
 
@@ -79,6 +81,8 @@ class VectorStore(ABC):
     """Documents with vectors, searched by cosine similarity. See the module docstring."""
 
     kind = "base"
+    #: texts per embedding call when a large ingestion is embedded in batches
+    EMBED_BATCH = 128
 
     def __init__(
         self, embedder: EmbeddingProvider | None = None, dimension: int | None = None
@@ -105,9 +109,17 @@ class VectorStore(ABC):
 
     # -- public API ------------------------------------------------------
     def add_documents(
-        self, documents: Sequence[Document], embeddings: Sequence[Sequence[float]] | None = None
+        self,
+        documents: Sequence[Document],
+        embeddings: Sequence[Sequence[float]] | None = None,
+        *,
+        progress: bool = True,
     ) -> list[str]:
-        """Store ``documents`` (embedded now unless ``embeddings`` or ``Document.embedding`` given); return their ids."""
+        """Store ``documents`` (embedded now unless ``embeddings`` or ``Document.embedding`` given); return their ids.
+
+        More than ``EMBED_BATCH`` texts are embedded in batches of that size with a progress
+        bar (tqdm, or the notebook's own bar); ``progress=False`` hides it.
+        """
         import numpy
 
         docs = list(documents)
@@ -127,7 +139,7 @@ class VectorStore(ABC):
         elif all(doc.embedding is not None for doc in docs):
             matrix = numpy.asarray([doc.embedding for doc in docs], dtype=numpy.float32)
         else:
-            matrix = self._embed_documents([doc.text for doc in docs])
+            matrix = self._embed_in_batches([doc.text for doc in docs], progress)
         if matrix.ndim != 2:
             raise ValueError("add_documents: embeddings must all have the same length")
         matrix = _normalise(self._check_dimension(matrix, "add_documents"))
@@ -138,13 +150,30 @@ class VectorStore(ABC):
 
     def search(
         self,
-        query: str | Sequence[float],
+        query: str | Sequence[float] | None = None,
         top_k: int = 5,
         filter: Mapping[str, Any] | None = None,
+        *,
+        query_embedding: Sequence[float] | None = None,
     ) -> SearchResults:
-        """The ``top_k`` documents closest to ``query`` (text or vector), best first."""
+        """The ``top_k`` documents closest to ``query`` (text or vector), best first.
+
+        ``query_embedding=`` is the RAG page's name for a ready vector; pass one
+        of ``query`` and ``query_embedding``.
+        """
         import numpy
 
+        if query_embedding is not None:
+            if query is not None:
+                raise TypeError("search: pass query or query_embedding, not both")
+            if isinstance(query_embedding, (str, bytes)):
+                raise TypeError(
+                    "search: query_embedding takes a vector (a list of floats); "
+                    "pass text as query=... and the store's embedder embeds it"
+                )
+            query = query_embedding
+        elif query is None:
+            raise TypeError("search needs query text or a query_embedding vector")
         if top_k < 1:
             raise ValueError(f"top_k must be >= 1, got {top_k}")
         filt = _check_filter(filter)
@@ -201,6 +230,20 @@ class VectorStore(ABC):
     @staticmethod
     def _new_id() -> str:
         return str(uuid.uuid4())
+
+    def _embed_in_batches(self, texts: list[str], progress: bool) -> numpy.ndarray:
+        import numpy
+
+        size = self.EMBED_BATCH
+        if len(texts) <= size:
+            return self._embed_documents(texts)
+        parts = []
+        with progress_bar(progress, len(texts), "embedding") as bar:
+            for start in range(0, len(texts), size):
+                parts.append(self._embed_documents(texts[start : start + size]))
+                if bar is not None:
+                    bar(min(start + size, len(texts)), len(texts))
+        return numpy.concatenate(parts)
 
     def _embed_documents(self, texts: list[str]) -> numpy.ndarray:
         import numpy

@@ -8,8 +8,11 @@ stdlib only); its tests compare it with croniter over generated expressions.
 from __future__ import annotations
 
 import calendar
-from dataclasses import dataclass
+import re
+from bisect import bisect_left
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from functools import cached_property
 from typing import Protocol
 
 from ..exceptions import SelectoolsError
@@ -35,11 +38,55 @@ _FIELDS = (
     ("month", 1, 12),
     ("day-of-week", 0, 7),
 )
+#: names a field may use instead of numbers (case-insensitive, as in Vixie cron)
+_NAMES: dict[str, dict[str, int]] = {
+    "month": {
+        name: number
+        for number, name in enumerate(
+            ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"),
+            start=1,
+        )
+    },
+    "day-of-week": {
+        name: number
+        for number, name in enumerate(("sun", "mon", "tue", "wed", "thu", "fri", "sat"))
+    },
+}
+#: the ``@`` shorthands and the expressions they stand for
+_ALIASES = {
+    "@yearly": "0 0 1 1 *",
+    "@annually": "0 0 1 1 *",
+    "@monthly": "0 0 1 * *",
+    "@weekly": "0 0 * * 0",
+    "@daily": "0 0 * * *",
+    "@midnight": "0 0 * * *",
+    "@hourly": "0 * * * *",
+}
+_NAME = re.compile(r"[A-Za-z]+")
 #: how far ahead to look before calling an expression impossible ("0 0 30 2 *")
 _HORIZON_YEARS = 8
 
 
+def _numbers_for_names(text: str, name: str, expr: str) -> str:
+    """``mon-fri`` -> ``1-5``, ``JAN,jul`` -> ``1,7``; names only where the field has them."""
+    names = _NAMES.get(name)
+    if names is None:
+        return text  # a letter in a numbers-only field is reported as "not a number"
+
+    def number(match: re.Match[str]) -> str:
+        word = match.group(0).lower()
+        if word not in names:
+            raise ScheduleError(
+                f"cron({expr!r}): {name} field {text!r} has the unknown name "
+                f"{match.group(0)!r} (names here: {', '.join(names)})"
+            )
+        return str(names[word])
+
+    return _NAME.sub(number, text)
+
+
 def _parse_field(text: str, name: str, low: int, high: int, expr: str) -> frozenset[int]:
+    text = _numbers_for_names(text, name, expr)
     values: set[int] = set()
     for part in text.split(","):
         base, slash, step_text = part.partition("/")
@@ -90,10 +137,23 @@ class CronSchedule:
             return in_days or in_weekdays  # Vixie cron: either one
         return in_days and in_weekdays
 
+    @cached_property
+    def _sorted_hours(self) -> tuple[int, ...]:
+        return tuple(sorted(self.hours))
+
+    @cached_property
+    def _sorted_minutes(self) -> tuple[int, ...]:
+        return tuple(sorted(self.minutes))
+
     def next_after(self, moment: datetime) -> datetime:
-        """The first matching minute strictly after ``moment`` (same tzinfo as ``moment``)."""
+        """The first matching minute strictly after ``moment`` (same tzinfo as ``moment``).
+
+        Months and days are skipped whole; within a matching day the next hour and minute
+        are found by bisection, so a sparse schedule costs a few steps, not a walk.
+        """
         candidate = moment.replace(second=0, microsecond=0) + timedelta(minutes=1)
         limit = moment.year + _HORIZON_YEARS
+        hours, minutes = self._sorted_hours, self._sorted_minutes
         while candidate.year <= limit:
             if candidate.month not in self.months:
                 year = candidate.year + (candidate.month == 12)
@@ -103,13 +163,17 @@ class CronSchedule:
             if not self._day_matches(candidate):
                 candidate = candidate.replace(hour=0, minute=0) + timedelta(days=1)
                 continue
-            if candidate.hour not in self.hours:
+            index = bisect_left(hours, candidate.hour)
+            if index == len(hours):  # no matching hour left today
+                candidate = candidate.replace(hour=0, minute=0) + timedelta(days=1)
+                continue
+            if hours[index] != candidate.hour:
+                candidate = candidate.replace(hour=hours[index], minute=0)
+            index = bisect_left(minutes, candidate.minute)
+            if index == len(minutes):  # no matching minute left in this hour
                 candidate = candidate.replace(minute=0) + timedelta(hours=1)
                 continue
-            if candidate.minute not in self.minutes:
-                candidate += timedelta(minutes=1)
-                continue
-            return candidate
+            return candidate.replace(minute=minutes[index])
         raise ScheduleError(f"cron({self.expr!r}) never fires (no match in {_HORIZON_YEARS} years)")
 
     def __str__(self) -> str:
@@ -120,11 +184,22 @@ def cron(expr: str) -> CronSchedule:
     """A schedule from ``"minute hour day-of-month month day-of-week"``.
 
     Fields take ``*``, ``*/step``, ``a``, ``a-b``, ``a-b/step`` and comma lists;
-    day-of-week 0 and 7 are both Sunday. When day-of-month and day-of-week are
-    both restricted (neither starts with ``*``) a day matches if either does.
+    months and days of the week may be names (``jan``-``dec``, ``sun``-``sat``, any case:
+    ``"0 9 * * mon-fri"``); day-of-week 0 and 7 are both Sunday. When day-of-month and
+    day-of-week are both restricted (neither starts with ``*``) a day matches if either
+    does. The shorthands ``@yearly`` (``@annually``), ``@monthly``, ``@weekly``, ``@daily``
+    (``@midnight``) and ``@hourly`` stand for their usual expressions.
     """
     if not isinstance(expr, str):
         raise ScheduleError(f"cron() takes a string, got {type(expr).__name__}")
+    alias = expr.strip().lower()
+    if alias.startswith("@"):
+        if alias not in _ALIASES:
+            raise ScheduleError(
+                f"cron({expr!r}): unknown shorthand; use one of {', '.join(_ALIASES)} "
+                "(@reboot has no meaning for a scheduler that is already running)"
+            )
+        return replace(cron(_ALIASES[alias]), expr=expr)
     fields = expr.split()
     if len(fields) != 5:
         raise ScheduleError(

@@ -4,19 +4,23 @@ Routes (all under the optional prefix): ``POST /invoke``, ``POST /stream`` (SSE
 through sse-starlette), ``GET /health``, ``GET /schema``, ``GET /playground``
 (+ its script and stylesheet, shipped in ``_static``) and ``GET /`` (a redirect
 to the playground). The security a user expects from a local server is built
-in: a bearer token checked in constant time when one is configured, a cap on
-the request body, JSON errors that say what was wrong and never carry a
-traceback, and CORS only for the origins the caller lists.
+in: the :class:`~._guard.RequestGuard` (Host, Origin and JSON-only bodies), a
+bearer token checked in constant time when one is configured (wrong guesses
+rate-limited), a cap on the request body and its nesting, JSON errors that say
+what was wrong and never carry a traceback, CORS only for the origins the caller
+lists, and a run cancelled when its client goes away.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 import logging
-from collections.abc import AsyncIterator, Sequence
+import sys
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from importlib import resources
-from typing import Any
+from typing import Any, TypeVar
 
 from sse_starlette.sse import EventSourceResponse
 from starlette.applications import Starlette
@@ -27,15 +31,29 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from ._guard import AttemptLimiter, RequestGuard, frame_ancestors
 from .models import BadRequest
 from .router import AgentRouter, RunFailed
 
-__all__ = ["build_app", "error_response", "static_text"]
+__all__ = [
+    "SECURITY_HEADERS",
+    "STATIC_TYPES",
+    "bearer_token",
+    "build_app",
+    "client_address",
+    "error_response",
+    "read_json",
+    "static_text",
+    "too_many_attempts",
+]
 
 log = logging.getLogger("selectools.serve")
+T = TypeVar("T")
 
-_STATIC_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
-_SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"}
+STATIC_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
+SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"}
+#: JSON bodies nest no deeper than this (the API's own shapes need 3 levels)
+MAX_JSON_DEPTH = 32
 
 
 def static_text(name: str) -> str:
@@ -45,23 +63,50 @@ def static_text(name: str) -> str:
 
 def error_response(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse(
-        {"error": {"code": code, "message": message}}, status_code=status, headers=_SECURITY_HEADERS
+        {"error": {"code": code, "message": message}}, status_code=status, headers=SECURITY_HEADERS
     )
 
 
-class _Auth:
-    """Bearer-token check (constant time); no token configured means open."""
+def client_address(request: Request) -> str:
+    return request.client.host if request.client else "?"
 
-    def __init__(self, token: str | None) -> None:
+
+def too_many_attempts(seconds: float) -> JSONResponse:
+    wait = max(int(seconds) + 1, 1)
+    return JSONResponse(
+        {
+            "error": {
+                "code": "too_many_attempts",
+                "message": f"too many wrong tokens from this address; try again in {wait} s",
+            }
+        },
+        status_code=429,
+        headers={"Retry-After": str(wait), **SECURITY_HEADERS},
+    )
+
+
+def bearer_token(request: Request) -> str | None:
+    scheme, _, given = request.headers.get("authorization", "").partition(" ")
+    return given.strip() if scheme.lower() == "bearer" and given.strip() else None
+
+
+class _Auth:
+    """Bearer-token check (constant time, wrong guesses rate-limited); no token means open."""
+
+    def __init__(self, token: str | None, limiter: AttemptLimiter) -> None:
         self._token = token.encode() if token else None
+        self._limiter = limiter
 
     def denied(self, request: Request) -> JSONResponse | None:
         if self._token is None:
             return None
-        header = request.headers.get("authorization", "")
-        scheme, _, given = header.partition(" ")
-        if scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), self._token):
-            return None
+        given = bearer_token(request)
+        if given is not None:
+            if (wait := self._limiter.wait_seconds(client_address(request))) > 0:
+                return too_many_attempts(wait)
+            if hmac.compare_digest(given.encode(), self._token):
+                return None
+            self._limiter.failed(client_address(request))
         return JSONResponse(
             {
                 "error": {
@@ -70,11 +115,11 @@ class _Auth:
                 }
             },
             status_code=401,
-            headers={"WWW-Authenticate": 'Bearer realm="selectools"', **_SECURITY_HEADERS},
+            headers={"WWW-Authenticate": 'Bearer realm="selectools"', **SECURITY_HEADERS},
         )
 
 
-async def _read_json(request: Request, max_body_bytes: int) -> Any:
+async def read_json(request: Request, max_body_bytes: int) -> Any:
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > max_body_bytes:
         raise BadRequest(
@@ -94,13 +139,86 @@ async def _read_json(request: Request, max_body_bytes: int) -> Any:
     if not body:
         raise BadRequest('empty body: send JSON like {"prompt": "..."}', code="empty_body")
     try:
-        return json.loads(body)
+        value = json.loads(body, parse_constant=_no_constant)
+    except RecursionError:
+        raise _too_deep() from None
+    except BadRequest:  # NaN or Infinity (also a ValueError)
+        raise
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         message = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
         raise BadRequest(
             f'the body is not valid JSON ({message}); send {{"prompt": "..."}}',
             code="invalid_json",
         ) from None
+    except ValueError:  # Python refuses to convert integers of more than 4,300 digits
+        raise BadRequest(
+            f"the body has a number with more than {sys.get_int_max_str_digits()} digits",
+            code="invalid_json",
+        ) from None
+    if _depth(value) > MAX_JSON_DEPTH:
+        raise _too_deep()
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise BadRequest(
+        f"the body is not valid JSON ({name} is not a JSON number)", code="invalid_json"
+    )
+
+
+def _too_deep() -> BadRequest:
+    return BadRequest(f"the body is nested more than {MAX_JSON_DEPTH} levels deep", code="too_deep")
+
+
+def _depth(value: Any) -> int:
+    """How deeply ``value`` nests lists and objects (without recursion)."""
+    deepest = 0
+    pending: list[tuple[Any, int]] = [(value, 1)]
+    while pending:
+        item, level = pending.pop()
+        if isinstance(item, dict):
+            items: Any = item.values()
+        elif isinstance(item, list):
+            items = item
+        else:
+            continue
+        deepest = max(deepest, level)
+        if deepest > MAX_JSON_DEPTH:
+            return deepest
+        pending.extend((child, level + 1) for child in items)
+    return deepest
+
+
+async def _unless_disconnected(request: Request, work: Awaitable[T]) -> T | None:
+    """``work``'s result, or None once the client closed the connection (``work`` is cancelled).
+
+    One watcher task per request cancels this one; the body must be read already,
+    so the next ASGI message is the disconnect. (An anyio task group did the same
+    at a measured 0.35 ms more CPU per request.)
+    """
+    this = asyncio.current_task()
+    assert this is not None
+    left = False
+
+    async def watch() -> None:
+        nonlocal left
+        while (await request.receive())["type"] != "http.disconnect":
+            pass
+        left = True
+        this.cancel()
+
+    watcher = asyncio.ensure_future(watch())
+    try:
+        return await work
+    except asyncio.CancelledError:
+        if not left:
+            raise
+        if hasattr(this, "uncancel"):  # Python 3.11+: this cancel is handled here
+            this.uncancel()
+        log.info("selectools serve: the client left; its run was cancelled")
+        return None
+    finally:
+        watcher.cancel()
 
 
 def build_app(
@@ -108,29 +226,35 @@ def build_app(
     *,
     auth_token: str | None = None,
     cors_origins: Sequence[str] | None = None,
+    allowed_hosts: Sequence[str] = (),
     max_body_bytes: int = 1_000_000,
-    extra_routes: Sequence[Route] = (),
-) -> Starlette:
-    """The ASGI app serving ``router``'s agent."""
-    auth = _Auth(auth_token)
+) -> RequestGuard:
+    """The ASGI app serving ``router``'s agent: its guard, in front of the routes."""
+    auth = _Auth(auth_token, AttemptLimiter())
     prefix = router.prefix
+    origins = list(cors_origins or ())
 
     async def invoke(request: Request) -> Response:
         if (denied := auth.denied(request)) is not None:
             return denied
         try:
-            parsed = router.parse(await _read_json(request, max_body_bytes))
-            return JSONResponse(await router.ainvoke(parsed), headers=_SECURITY_HEADERS)
+            parsed = router.parse(await read_json(request, max_body_bytes))
+            router.agent_for(parsed)  # bad overrides fail here, before the run
         except BadRequest as exc:
             return error_response(exc.status, exc.code, str(exc))
+        try:
+            response = await _unless_disconnected(request, router.ainvoke(parsed))
         except RunFailed as exc:
             return error_response(502, "run_failed", exc.public_message)
+        if response is None:  # nobody is listening any more
+            return Response(status_code=499)
+        return JSONResponse(response, headers=SECURITY_HEADERS)
 
     async def stream(request: Request) -> Response:
         if (denied := auth.denied(request)) is not None:
             return denied
         try:
-            parsed = router.parse(await _read_json(request, max_body_bytes))
+            parsed = router.parse(await read_json(request, max_body_bytes))
             router.agent_for(parsed)  # bad overrides fail here, before the stream starts
         except BadRequest as exc:
             return error_response(exc.status, exc.code, str(exc))
@@ -139,17 +263,17 @@ def build_app(
             async for data in router.astream_events(parsed):
                 yield {"data": data}
 
-        return EventSourceResponse(events(), headers=_SECURITY_HEADERS, sep="\n", ping=15)
+        return EventSourceResponse(events(), headers=SECURITY_HEADERS, sep="\n", ping=15)
 
     async def health(request: Request) -> Response:
         if (denied := auth.denied(request)) is not None:
             return denied
-        return JSONResponse(router.handle_health(), headers=_SECURITY_HEADERS)
+        return JSONResponse(router.handle_health(), headers=SECURITY_HEADERS)
 
     async def schema(request: Request) -> Response:
         if (denied := auth.denied(request)) is not None:
             return denied
-        return JSONResponse(router.handle_schema(), headers=_SECURITY_HEADERS)
+        return JSONResponse(router.handle_schema(), headers=SECURITY_HEADERS)
 
     playground_html = (
         static_text("playground.html")
@@ -162,9 +286,9 @@ def build_app(
             playground_html,
             media_type="text/html",
             headers={
-                **_SECURITY_HEADERS,
+                **SECURITY_HEADERS,
                 "Content-Security-Policy": "default-src 'self'; connect-src 'self'; "
-                "img-src 'self' data:; frame-ancestors *",
+                f"img-src 'self' data:; {frame_ancestors(origins)}",
             },
         )
 
@@ -174,7 +298,7 @@ def build_app(
             return error_response(404, "not_found", f"no asset {name!r}")
         suffix = name[name.rfind(".") :]
         return Response(
-            static_text(name), media_type=_STATIC_TYPES[suffix], headers=_SECURITY_HEADERS
+            static_text(name), media_type=STATIC_TYPES[suffix], headers=SECURITY_HEADERS
         )
 
     async def root(request: Request) -> Response:
@@ -185,7 +309,6 @@ def build_app(
         Route(f"{prefix}/stream", stream, methods=["POST"]),
         Route(f"{prefix}/health", health, methods=["GET"]),
         Route(f"{prefix}/schema", schema, methods=["GET"]),
-        *extra_routes,
     ]
     if router.enable_playground:
         routes += [
@@ -210,139 +333,18 @@ def build_app(
         return error_response(500, "internal_error", "the server failed; details are in its log")
 
     middleware = []
-    if cors_origins:
+    if origins:
         middleware.append(
             Middleware(
                 CORSMiddleware,
-                allow_origins=list(cors_origins),
+                allow_origins=origins,
                 allow_methods=["GET", "POST"],
                 allow_headers=["Authorization", "Content-Type"],
             )
         )
-    return Starlette(
+    app = Starlette(
         routes=routes,
         middleware=middleware,
         exception_handlers={HTTPException: http_error, Exception: server_error},
     )
-
-
-def create_builder_app(provider: Any = None, auth_token: str | None = None) -> Starlette:
-    """The visual builder as an ASGI app (``uvicorn ... --factory``).
-
-    ``provider`` runs the workflows' agents (default: the first provider with a
-    key in the environment, else the offline one); ``auth_token`` (default: the
-    ``BUILDER_AUTH_TOKEN`` variable, then ``~/.selectools/auth_token``) puts
-    every builder route behind ``/login``.
-    """
-    from .builder import (
-        COOKIE,
-        SESSION_SECONDS,
-        builder_token,
-        plan_chain,
-        run_workflow_events,
-        sign_session,
-        valid_session,
-    )
-
-    token = builder_token(auth_token)
-    if provider is None:
-        from ..templates import make_provider
-
-        provider = make_provider("auto")
-    provider_name = str(getattr(provider, "name", type(provider).__name__))
-    page = static_text("builder.html").replace("{{PROVIDER}}", provider_name)
-    csp = {
-        **_SECURITY_HEADERS,
-        "Content-Security-Policy": "default-src 'self'; img-src 'self' data:",
-    }
-
-    def signed_in(request: Request) -> bool:
-        if token is None:
-            return True
-        if valid_session(token, request.cookies.get(COOKIE)):
-            return True
-        header = request.headers.get("authorization", "")
-        scheme, _, given = header.partition(" ")
-        return scheme.lower() == "bearer" and hmac.compare_digest(given.encode(), token.encode())
-
-    async def builder(request: Request) -> Response:
-        if not signed_in(request):
-            return RedirectResponse("/login", status_code=303)
-        return Response(page, media_type="text/html", headers=csp)
-
-    async def asset(request: Request) -> Response:
-        name = request.path_params["name"]
-        public = {"login.js", "builder.css"}
-        if name not in {"builder.js", *public}:
-            return error_response(404, "not_found", f"no asset {name!r}")
-        if name not in public and not signed_in(request):
-            return error_response(401, "unauthorized", "sign in at /login first")
-        suffix = name[name.rfind(".") :]
-        return Response(
-            static_text(name), media_type=_STATIC_TYPES[suffix], headers=_SECURITY_HEADERS
-        )
-
-    async def login_page(request: Request) -> Response:
-        if token is None:
-            return RedirectResponse("/builder", status_code=303)
-        return Response(static_text("login.html"), media_type="text/html", headers=csp)
-
-    async def login(request: Request) -> Response:
-        if token is None:
-            return JSONResponse({"ok": True})
-        try:
-            body = await _read_json(request, 10_000)
-        except BadRequest as exc:
-            return error_response(exc.status, exc.code, str(exc))
-        given = body.get("token") if isinstance(body, dict) else None
-        if not isinstance(given, str) or not hmac.compare_digest(given.encode(), token.encode()):
-            return error_response(401, "unauthorized", "that token is not right")
-        response = JSONResponse({"ok": True}, headers=_SECURITY_HEADERS)
-        response.set_cookie(
-            COOKIE, sign_session(token), max_age=SESSION_SECONDS, httponly=True, samesite="strict"
-        )
-        return response
-
-    async def run(request: Request) -> Response:
-        if not signed_in(request):
-            return error_response(401, "unauthorized", "sign in at /login first")
-        try:
-            body = await _read_json(request, 200_000)
-            if not isinstance(body, dict):
-                raise BadRequest('send {"workflow": {...}, "prompt": "..."}', code="invalid_body")
-            prompt = body.get("prompt")
-            if not isinstance(prompt, str) or not prompt.strip():
-                raise BadRequest('"prompt" must be a non-empty string', code="invalid_prompt")
-            chain = plan_chain(body.get("workflow"))
-        except BadRequest as exc:
-            return error_response(exc.status, exc.code, str(exc))
-
-        async def events() -> AsyncIterator[dict[str, str]]:
-            async for data in run_workflow_events(chain, prompt, provider):
-                yield {"data": data}
-
-        return EventSourceResponse(events(), headers=_SECURITY_HEADERS, sep="\n", ping=15)
-
-    async def info(request: Request) -> Response:
-        if not signed_in(request):
-            return error_response(401, "unauthorized", "sign in at /login first")
-        return JSONResponse({"provider": provider_name, "auth": token is not None})
-
-    async def root(request: Request) -> Response:
-        return RedirectResponse("/builder", status_code=307)
-
-    routes = [
-        Route("/", root, methods=["GET"]),
-        Route("/builder", builder, methods=["GET"]),
-        Route("/builder/info", info, methods=["GET"]),
-        Route("/builder/run", run, methods=["POST"]),
-        Route("/builder/static/{name}", asset, methods=["GET"]),
-        Route("/login", login_page, methods=["GET"]),
-        Route("/login", login, methods=["POST"]),
-    ]
-
-    async def http_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, HTTPException)
-        return error_response(exc.status_code, "http_error", f"{exc.detail}: {request.url.path}")
-
-    return Starlette(routes=routes, exception_handlers={HTTPException: http_error})
+    return RequestGuard(app, allowed_hosts=allowed_hosts, allowed_origins=origins)

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import TYPE_CHECKING, Any
 
+from ._uvicorn import DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT, limited_server
 from .models import DEFAULT_OVERRIDES
 from .router import AgentRouter
 
@@ -99,16 +100,30 @@ class AgentServer:
         port: int = 8000,
         auth_token: str | None = None,
         cors_origins: Sequence[str] | None = None,
+        allowed_hosts: Sequence[str] = (),
         max_body_bytes: int = 1_000_000,
+        request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
     ) -> None:
         from ._starlette_app import build_app
 
+        if auth_token is not None and not auth_token.strip():
+            raise ValueError(
+                "auth_token is empty, which would protect nothing: pass a real secret "
+                "(e.g. secrets.token_urlsafe(32)), or leave it out (None) for no token"
+            )
         self.router = router
         self.host = host
         self.port = port
         self.auth_required = auth_token is not None
+        self.request_timeout = request_timeout
+        self.max_connections = max_connections
         self.asgi = build_app(
-            router, auth_token=auth_token, cors_origins=cors_origins, max_body_bytes=max_body_bytes
+            router,
+            auth_token=auth_token,
+            cors_origins=cors_origins,
+            allowed_hosts=[host, *allowed_hosts],
+            max_body_bytes=max_body_bytes,
         )
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
@@ -127,16 +142,17 @@ class AgentServer:
         return "\n".join(lines)
 
     def _uvicorn(self) -> Any:
-        import uvicorn
-
-        config = uvicorn.Config(self.asgi, log_level="warning", access_log=False, lifespan="off")
-        return uvicorn.Server(config)
+        return limited_server(
+            self.asgi, request_timeout=self.request_timeout, max_connections=self.max_connections
+        )
 
     def _warn_public(self, host: str) -> None:
         if host in ("0.0.0.0", "::", ""):
             print(
                 f"warning: listening on {host or 'every interface'}: the agent is reachable from "
-                "other machines" + ("" if self.auth_required else " and has no auth token"),
+                "other machines"
+                + ("" if self.auth_required else " and has no auth token")
+                + "; it answers to IP addresses, localhost and the names in allowed_hosts",
                 file=sys.stderr,
             )
 
@@ -150,6 +166,7 @@ class AgentServer:
         """
         host = self.host if host is None else host
         sock = _bind(host, self.port if port is None else port)
+        self.asgi.allow_host(host)
         actual = sock.getsockname()[1]
         shown = f"[{host}]" if ":" in host else host
         self._warn_public(host)
@@ -183,16 +200,22 @@ def _background(server: Any, sock: socket.socket, url: str, playground: bool) ->
     return ServerHandle(server, thread, url, playground)
 
 
-def serve_in_background(asgi: Any, port: int = 0, host: str = "127.0.0.1") -> ServerHandle:
+def serve_in_background(
+    asgi: Any,
+    port: int = 0,
+    host: str = "127.0.0.1",
+    *,
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+    max_connections: int = DEFAULT_MAX_CONNECTIONS,
+    http: str = "auto",
+) -> ServerHandle:
     """Any ASGI app (the builder's, for one) on uvicorn in a background thread."""
-    import uvicorn
-
     sock = _bind(host, port)
-    config = uvicorn.Config(asgi, log_level="warning", access_log=False, lifespan="off")
-    shown = f"[{host}]" if ":" in host else host
-    return _background(
-        uvicorn.Server(config), sock, f"http://{shown}:{sock.getsockname()[1]}", False
+    server = limited_server(
+        asgi, request_timeout=request_timeout, max_connections=max_connections, http=http
     )
+    shown = f"[{host}]" if ":" in host else host
+    return _background(server, sock, f"http://{shown}:{sock.getsockname()[1]}", False)
 
 
 def create_app(
@@ -204,18 +227,26 @@ def create_app(
     *,
     auth_token: str | None = None,
     cors_origins: Sequence[str] | None = None,
+    allowed_hosts: Sequence[str] = (),
     session_store: SessionStore | None = None,
     max_body_bytes: int = 1_000_000,
     max_prompt_chars: int = 32_000,
     allowed_overrides: frozenset[str] | set[str] = DEFAULT_OVERRIDES,
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+    max_connections: int = DEFAULT_MAX_CONNECTIONS,
 ) -> AgentServer:
     """Serve ``agent`` over HTTP: ``create_app(agent).serve(port=8000)``.
 
-    ``auth_token`` requires ``Authorization: Bearer <token>`` on the API;
-    ``cors_origins`` lists the browser origins allowed to call it (none by
-    default); ``session_store`` holds the sessions requests name with
-    ``session_id`` (share one Redis store between workers); the two limits
-    bound a request's size.
+    ``auth_token`` requires ``Authorization: Bearer <token>`` on the API (an
+    empty one is refused); ``cors_origins`` lists the other browser origins
+    allowed to call it and to frame the playground (none by default: pages of
+    other sites are refused with 403); ``allowed_hosts`` adds host names the
+    server answers to besides IP addresses, ``localhost`` and ``host`` (other
+    names are refused: DNS rebinding); ``session_store`` holds the sessions
+    requests name with ``session_id`` (share one Redis store between workers);
+    the two size limits bound a request, ``request_timeout`` drops a client whose
+    request (headers and body) takes longer to arrive, and ``max_connections`` caps open sockets
+    (``serve()`` only: under your own uvicorn, use its options).
     """
     router = AgentRouter(
         agent,
@@ -231,5 +262,8 @@ def create_app(
         port=port,
         auth_token=auth_token,
         cors_origins=cors_origins,
+        allowed_hosts=allowed_hosts,
         max_body_bytes=max_body_bytes,
+        request_timeout=request_timeout,
+        max_connections=max_connections,
     )

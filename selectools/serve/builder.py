@@ -9,8 +9,9 @@ AgentGraph (the orchestration issue) and are refused with a message that says so
 
 ``POST /builder/run`` streams the run as SSE: ``node_start``, ``chunk``,
 ``node_end`` (timings, tokens, cost: the test panel's Gantt timeline), then
-``result`` and ``[DONE]``. With a token configured every builder route needs a
-session: ``/login`` trades the token for an HMAC-signed cookie (no database).
+``result`` and ``[DONE]``. Every builder route needs a session (the builder never
+runs open): ``/login`` or ``/?token=...`` trades the token for an HMAC-signed
+cookie (no database).
 """
 
 from __future__ import annotations
@@ -34,8 +35,16 @@ _MAX_NODES = 50
 
 
 def builder_token(flag: str | None = None) -> str | None:
-    """The auth token: the flag, then ``BUILDER_AUTH_TOKEN``, then ``~/.selectools/auth_token``."""
-    if flag:
+    """The configured token: the flag, then ``BUILDER_AUTH_TOKEN``, then ``~/.selectools/auth_token``.
+
+    None when none is configured (the builder then makes one); an empty flag is an error.
+    """
+    if flag is not None:
+        if not flag.strip():
+            raise ValueError(
+                "the builder's auth token is empty, which would protect nothing: pass a real "
+                "secret, or none (the builder then makes one and prints its login URL)"
+            )
         return flag
     env = os.environ.get("BUILDER_AUTH_TOKEN")
     if env:
@@ -99,13 +108,12 @@ def plan_chain(workflow: Any) -> list[dict[str, Any]]:
         )
     outgoing: dict[str, list[str]] = {}
     for edge in edges:
-        if (
-            not isinstance(edge, dict)
-            or edge.get("from") not in by_id
-            or edge.get("to") not in by_id
-        ):
+        ends = (edge.get("from"), edge.get("to")) if isinstance(edge, dict) else (None, None)
+        if not all(isinstance(end, str) and end in by_id for end in ends):
+            shown = repr(edge)
+            shown = shown if len(shown) <= 80 else shown[:77] + "..."
             raise BadRequest(
-                f"edge {edge!r} does not join two nodes of the workflow", code="invalid_workflow"
+                f"edge {shown} does not join two nodes of the workflow", code="invalid_workflow"
             )
         outgoing.setdefault(edge["from"], []).append(edge["to"])
     if any(len(targets) > 1 for targets in outgoing.values()):

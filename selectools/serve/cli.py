@@ -1,11 +1,13 @@
-"""The ``selectools`` command: ``serve``, ``doctor`` and ``templates``.
+"""The ``selectools`` command: ``serve``, ``doctor``, ``templates``, ``eval`` and ``view``.
 
 ``selectools serve <config.yaml|template>`` serves an agent from a YAML config
 or a built-in template (provider picked from the environment, the offline
 ``local`` provider when no key is set); ``selectools doctor`` reports what is
 installed, which API keys are set (never their values) and whether the providers
-answer; ``selectools templates`` lists the built-in templates. Errors print one
-line naming what was wrong and exit with status 2.
+answer; ``selectools templates`` lists the built-in templates; ``selectools eval
+run|compare`` is ``python -m selectools.evals``; ``selectools view FILE`` writes a
+saved trace or eval report as a self-contained page and opens it in the browser.
+Errors print one line naming what was wrong and exit with status 2.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._version import __version__
+from ._uvicorn import DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT
 
 __all__ = ["main"]
 
@@ -96,19 +99,24 @@ def _serve(args: argparse.Namespace) -> int:
         raise CliError("serve needs a config: selectools serve <config.yaml|template>")
     agent = _load_agent(args.config)
     store = _session_store(args.session_store) if args.session_store else None
-    token = args.auth_token or os.environ.get("SELECTOOLS_AUTH_TOKEN") or None
-    app = create_app(
-        agent,
-        playground=not args.no_playground,
-        host=args.host,
-        port=args.port,
-        auth_token=token,
-        cors_origins=args.cors_origin or None,
-        session_store=store,
-    )
+    token = args.auth_token
+    if token is None:
+        token = os.environ.get("SELECTOOLS_AUTH_TOKEN") or None
     try:
+        app = create_app(
+            agent,
+            playground=not args.no_playground,
+            host=args.host,
+            port=args.port,
+            auth_token=token,
+            cors_origins=args.cors_origin or None,
+            allowed_hosts=args.allowed_host or (),
+            session_store=store,
+            request_timeout=args.request_timeout,
+            max_connections=args.max_connections,
+        )
         app.serve()
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         raise CliError(str(exc)) from None
     except KeyboardInterrupt:
         pass
@@ -116,32 +124,42 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _serve_builder(args: argparse.Namespace) -> int:
-    import uvicorn
+    import secrets
 
-    from ._starlette_app import create_builder_app
+    from ._builder_app import create_builder_app
+    from ._uvicorn import limited_server
     from .app import _bind
     from .builder import builder_token
 
-    token = builder_token(args.auth_token)
-    app = create_builder_app(auth_token=token)
     try:
+        configured = builder_token(args.auth_token)
+        token = configured or secrets.token_urlsafe(32)
+        app = create_builder_app(
+            auth_token=token, allowed_hosts=[args.host, *(args.allowed_host or ())]
+        )
+        server = limited_server(
+            app, request_timeout=args.request_timeout, max_connections=args.max_connections
+        )
         sock = _bind(args.host, args.port)
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         raise CliError(str(exc)) from None
-    host = f"[{args.host}]" if ":" in args.host else args.host
-    if args.host in ("0.0.0.0", "::"):
+    wildcard = args.host in ("0.0.0.0", "::", "")
+    if wildcard:
         print(
-            f"warning: listening on {args.host}: the builder is reachable from other machines"
-            + ("" if token else " and has no auth token"),
+            f"warning: listening on {args.host}: the builder is reachable from other machines",
             file=sys.stderr,
         )
-    print(f"Selectools builder at http://{host}:{sock.getsockname()[1]}/builder", flush=True)
-    if token:
-        print("  sign in with the auth token at /login", flush=True)
+    shown = "127.0.0.1" if wildcard else f"[{args.host}]" if ":" in args.host else args.host
+    base = f"http://{shown}:{sock.getsockname()[1]}"
+    print(f"Selectools builder at {base}/builder", flush=True)
+    if configured is None:
+        print("  no auth token configured, so this run made one; open this URL to sign in:")
+    else:
+        print("  sign in at /login with your auth token, or open:")
+    print(f"  {base}/?token={token}", flush=True)
     print("\nPress Ctrl+C to stop.", flush=True)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        server.run(sockets=[sock])
     except KeyboardInterrupt:
         pass
     finally:
@@ -226,6 +244,33 @@ def _templates(args: argparse.Namespace) -> int:
     return 0
 
 
+def _view(args: argparse.Namespace) -> int:
+    import tempfile
+    import webbrowser
+    from pathlib import Path
+
+    from .._storage import atomic_write_text
+    from .._view.page import SavedFileError, page_for_file
+
+    source = Path(args.file)
+    try:
+        kind, page = page_for_file(source)
+    except FileNotFoundError:
+        raise CliError(f"no such file: {source}") from None
+    except SavedFileError as exc:
+        raise CliError(str(exc)) from None
+    if args.output:
+        target = Path(args.output)
+    else:
+        target = Path(tempfile.gettempdir()) / f"selectools-view-{source.stem}.html"
+    atomic_write_text(target, page)
+    url = target.resolve().as_uri()
+    print(f"{kind} page: {url}")
+    if not args.no_browser and not webbrowser.open(url):
+        print("(no browser could be opened: open the page above yourself)", file=sys.stderr)
+    return 0
+
+
 # -- entry point -------------------------------------------------------------------------
 
 
@@ -244,8 +289,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--builder", action="store_true", help="serve the visual builder")
     serve.add_argument(
         "--auth-token",
-        help="require 'Authorization: Bearer TOKEN' (the builder: sign in at /login; "
-        "else BUILDER_AUTH_TOKEN or ~/.selectools/auth_token)",
+        help="require 'Authorization: Bearer TOKEN' (else SELECTOOLS_AUTH_TOKEN); the builder "
+        "always needs one: this, else BUILDER_AUTH_TOKEN, ~/.selectools/auth_token, or one it "
+        "makes and prints as a login URL",
     )
     serve.add_argument(
         "--session-store",
@@ -253,6 +299,23 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--cors-origin", action="append", help="a browser origin allowed to call the API"
+    )
+    serve.add_argument(
+        "--allowed-host",
+        action="append",
+        help="a host name the server answers to besides IP addresses and localhost",
+    )
+    serve.add_argument(
+        "--request-timeout",
+        type=float,
+        default=DEFAULT_REQUEST_TIMEOUT,
+        help="seconds a client has to send a whole request (default %(default)s)",
+    )
+    serve.add_argument(
+        "--max-connections",
+        type=int,
+        default=DEFAULT_MAX_CONNECTIONS,
+        help="open connections at most; more get 503 (default %(default)s)",
     )
     serve.set_defaults(run=_serve)
 
@@ -262,12 +325,29 @@ def _parser() -> argparse.ArgumentParser:
 
     templates = commands.add_parser("templates", help="list the built-in templates")
     templates.set_defaults(run=_templates)
+
+    commands.add_parser(
+        "eval",
+        help="run an eval dataset or compare it with a baseline (selectools eval run --help)",
+        add_help=False,
+    )
+
+    view = commands.add_parser("view", help="open a saved trace or eval report in the browser")
+    view.add_argument("file", help="a trace_to_json(...) file or an EvalReport.to_json(...) file")
+    view.add_argument("--output", "-o", help="where to write the page (default: a temp file)")
+    view.add_argument("--no-browser", action="store_true", help="write the page, do not open it")
+    view.set_defaults(run=_view)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["eval"]:  # the eval command line is the evals package's own
+        from ..evals.cli import main as eval_main
+
+        return eval_main(arguments[1:], prog="selectools eval")
     parser = _parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
     try:
         return int(args.run(args))
     except CliError as exc:

@@ -6,6 +6,7 @@ gets a 400 that says what was wrong instead of a failed run.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -108,6 +109,8 @@ def parse_invoke(
                 f"allowed: {', '.join(sorted(allowed_overrides)) or 'none'}",
                 code="override_not_allowed",
             )
+        for name, value in overrides.items():
+            _check_override(name, value)
     session_id = body.get("session_id")
     if session_id is not None and (
         not isinstance(session_id, str) or not 0 < len(session_id) <= 200
@@ -116,3 +119,28 @@ def parse_invoke(
             '"session_id" must be a string of 1 to 200 characters', code="invalid_session_id"
         )
     return InvokeRequest(prompt, overrides or None, session_id)
+
+
+def _check_override(name: str, value: Any) -> None:
+    """The documented overrides must have their field's type; others AgentConfig checks."""
+    problem = None
+    if name == "model" and not (isinstance(value, str) and 0 < len(value) <= 200):
+        problem = "must be a string of 1 to 200 characters"
+    elif name == "temperature" and not (
+        isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    ):
+        problem = "must be a number"
+    elif name in ("max_tokens", "max_iterations") and not (
+        isinstance(value, int) and not isinstance(value, bool) and 0 < value <= 10_000_000
+    ):
+        problem = "must be a whole number from 1 to 10,000,000"
+    if problem is not None:
+        raise BadRequest(
+            f'config_overrides: "{name}" {problem}, got {type(value).__name__} {_preview(value)}',
+            code="invalid_overrides",
+        )
+
+
+def _preview(value: Any, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

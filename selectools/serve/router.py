@@ -21,6 +21,7 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -115,8 +116,10 @@ class AgentRouter:
         )
         self.max_prompt_chars = max_prompt_chars
         self.allowed_overrides = frozenset(allowed_overrides)
-        self._session_locks: dict[str, threading.Lock] = {}
-        self._async_locks: dict[str, asyncio.Lock] = {}
+        # one lock per session with a turn running or waiting, with how many hold or wait
+        # for it; the entry goes when the last one leaves, so the tables stay bounded
+        self._thread_locks: dict[str, tuple[threading.Lock, list[int]]] = {}
+        self._async_locks: dict[str, tuple[asyncio.Lock, list[int]]] = {}
         self._guard = threading.Lock()
 
     # -- requests --------------------------------------------------------------------
@@ -158,17 +161,49 @@ class AgentRouter:
             tools = [t for t in tools if t.name != own]
         return Agent(tools=tools, provider=base.provider, config=config, memory=memory)
 
-    def _thread_lock(self, session_id: str | None) -> threading.Lock | None:
-        if session_id is None:
-            return None
+    def locked_sessions(self) -> int:
+        """How many sessions have a turn running or waiting right now."""
         with self._guard:
-            return self._session_locks.setdefault(session_id, threading.Lock())
+            return len(self._thread_locks) + len(self._async_locks)
 
-    def _async_lock(self, session_id: str | None) -> asyncio.Lock | None:
-        if session_id is None:
-            return None
+    def _enter(self, table: dict[str, Any], session_id: str, new: Any) -> Any:
         with self._guard:
-            return self._async_locks.setdefault(session_id, asyncio.Lock())
+            lock, users = table.setdefault(session_id, (new(), [0]))
+            users[0] += 1
+            return lock
+
+    def _leave(self, table: dict[str, Any], session_id: str) -> None:
+        with self._guard:
+            _, users = table[session_id]
+            users[0] -= 1
+            if users[0] == 0:
+                del table[session_id]
+
+    @contextmanager
+    def _thread_turn(self, session_id: str | None) -> Iterator[None]:
+        """One turn at a time per session (sync callers)."""
+        if session_id is None:
+            yield
+            return
+        lock = self._enter(self._thread_locks, session_id, threading.Lock)
+        try:
+            with lock:
+                yield
+        finally:
+            self._leave(self._thread_locks, session_id)
+
+    @asynccontextmanager
+    async def _async_turn(self, session_id: str | None) -> AsyncIterator[None]:
+        """One turn at a time per session (async callers)."""
+        if session_id is None:
+            yield
+            return
+        lock = self._enter(self._async_locks, session_id, asyncio.Lock)
+        try:
+            async with lock:
+                yield
+        finally:
+            self._leave(self._async_locks, session_id)
 
     @staticmethod
     def response(result: AgentResult) -> dict[str, Any]:
@@ -192,13 +227,9 @@ class AgentRouter:
         """POST /invoke: run the prompt, return the InvokeResponse dict."""
         request = self.parse(body)
         agent = self.agent_for(request)
-        lock = self._thread_lock(request.session_id)
         try:
-            if lock is None:
+            with self._thread_turn(request.session_id):
                 result = agent.run(request.prompt)
-            else:
-                with lock:
-                    result = agent.run(request.prompt)
         except Exception as exc:
             log.exception("selectools serve: /invoke run failed")
             raise RunFailed(exc) from exc
@@ -210,20 +241,15 @@ class AgentRouter:
         agent = self.agent_for(request)
 
         def lines() -> Iterator[str]:
-            lock = self._thread_lock(request.session_id)
-            if lock is not None:
-                lock.acquire()
             try:
-                for item in agent.stream(request.prompt):
-                    event = self._event(item)
-                    if event is not None:
-                        yield f"data: {json.dumps(event)}\n\n"
+                with self._thread_turn(request.session_id):
+                    for item in agent.stream(request.prompt):
+                        event = self._event(item)
+                        if event is not None:
+                            yield f"data: {json.dumps(event)}\n\n"
             except Exception as exc:
                 log.exception("selectools serve: /stream run failed")
                 yield f"data: {json.dumps(self._error_event(exc))}\n\n"
-            finally:
-                if lock is not None:
-                    lock.release()
             yield f"data: {DONE}\n\n"
 
         return lines()
@@ -253,13 +279,9 @@ class AgentRouter:
 
     async def ainvoke(self, request: InvokeRequest) -> dict[str, Any]:
         agent = self.agent_for(request)
-        lock = self._async_lock(request.session_id)
         try:
-            if lock is None:
+            async with self._async_turn(request.session_id):
                 result = await agent.arun(request.prompt)
-            else:
-                async with lock:
-                    result = await agent.arun(request.prompt)
         except Exception as exc:
             log.exception("selectools serve: /invoke run failed")
             raise RunFailed(exc) from exc
@@ -268,20 +290,15 @@ class AgentRouter:
     async def astream_events(self, request: InvokeRequest) -> AsyncIterator[str]:
         """The SSE ``data`` payloads of one streamed run, ``[DONE]`` last."""
         agent = self.agent_for(request)
-        lock = self._async_lock(request.session_id)
-        if lock is not None:
-            await lock.acquire()
         try:
-            async for item in agent.astream(request.prompt):
-                event = self._event(item)
-                if event is not None:
-                    yield json.dumps(event)
+            async with self._async_turn(request.session_id):
+                async for item in agent.astream(request.prompt):
+                    event = self._event(item)
+                    if event is not None:
+                        yield json.dumps(event)
         except Exception as exc:
             log.exception("selectools serve: /stream run failed")
             yield json.dumps(self._error_event(exc))
-        finally:
-            if lock is not None:
-                lock.release()
         yield DONE
 
     def _event(self, item: StreamChunk | AgentResult) -> dict[str, Any] | None:

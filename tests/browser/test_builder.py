@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from selectools.serve._starlette_app import create_builder_app
+from selectools.serve._builder_app import create_builder_app
 from selectools.serve.app import serve_in_background
 from selectools.testing import ScriptedProvider
 
@@ -25,11 +25,15 @@ def tag(request):  # type: ignore[no-untyped-def]
 
 def test_build_connect_run_and_export(browser, tmp_path):  # noqa: F811
     provider = ScriptedProvider(tag, chunk_latency=0.02)
-    with serve_in_background(create_builder_app(provider=provider)) as server:
+    app = create_builder_app(provider=provider)  # no token configured: it makes one
+    with serve_in_background(app) as server:
         page = browser.new_page(viewport={"width": 1300, "height": 900}, bypass_csp=True)
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         page.goto(f"{server.url}/builder")
+        assert page.url.endswith("/login")  # the builder never runs open
+        page.goto(f"{server.url}/?token={app.state.auth_token}")  # the printed login URL
+        assert page.url == f"{server.url}/builder"
         page.wait_for_selector('.node[data-id="start"]')
         assert page.locator(".node").count() == 2  # START and END are there from the start
 

@@ -39,7 +39,7 @@ def test_linear_agents_hand_on_the_last_output_and_aggregate_results_usage_and_t
     result = graph.run("Write a post")
     assert result.content == "draft"
     assert seen == ["plan"]
-    assert list(result.node_results) == ["planner", "writer"]
+    assert list(result.node_results) == ["planner", "spy", "writer"]
     assert result.node_results["planner"][0].content == "plan"
     assert result.steps == 3 and result.stop_reason == "end" and not result.interrupted
     assert result.total_usage.total_tokens == sum(
@@ -429,3 +429,115 @@ def test_mermaid_and_ascii():
         "-> [node]     planner (Agent)",
     ]
     assert "  writer --[pass]--> reviewer" in text
+
+
+def test_node_results_lists_every_node_that_ran_function_nodes_included():
+    """ORCHESTRATION: ``node_results`` is keyed by node name; QUICKSTART prints its keys as "Nodes executed"."""
+
+    async def fetch(state: GraphState) -> GraphState:
+        state.data["fetched"] = True
+        return state
+
+    def shout(state: GraphState) -> str:
+        return state.last_output.upper()
+
+    def quiet(state: GraphState) -> None:
+        state.data["seen"] = True
+
+    graph = AgentGraph()
+    graph.add_node("fetch", fetch, next_node="plan")
+    graph.add_node("plan", agent("plan"), next_node="shout")
+    graph.add_node("shout", shout, next_node="quiet")
+    graph.add_node("quiet", quiet, next_node=AgentGraph.END)
+    result = graph.run("go")
+    assert list(result.node_results) == ["fetch", "plan", "shout", "quiet"]
+    shouted = result.node_results["shout"]
+    assert [r.content for r in shouted] == ["PLAN"]
+    # the page's loop over node results reads usage.total_tokens: zero for a function
+    assert shouted[0].usage is not None and shouted[0].usage.total_tokens == 0
+    assert result.node_results["quiet"][0].content == "PLAN"
+    assert result.total_usage.total_tokens == result.node_results["plan"][0].usage.total_tokens
+
+    # only functions: the case the issue measured (node_results was empty)
+    only = AgentGraph.chain(lambda s: "a", lambda s: s.last_output + "b", names=["one", "two"])
+    ran = only.run("x")
+    assert list(ran.node_results) == ["one", "two"]
+    assert ran.node_results["two"][0].content == "ab"
+    assert "nodes=['one', 'two']" in repr(ran)
+
+    # a node visited twice has two entries; a parallel group is listed through its children
+    loop = AgentGraph()
+    loop.add_node("count", lambda s: {"n": s.data.get("n", 0) + 1, "__last_output__": "c"})
+    loop.add_conditional_edge("count", lambda s: "count" if s.data["n"] < 2 else "team")
+    loop.add_node("left", lambda s: "L")
+    loop.add_node("right", lambda s: "R")
+    loop.add_parallel_nodes("team", ["left", "right"])
+    loop.add_edge("team", AgentGraph.END)
+    looped = loop.run("x")
+    assert len(looped.node_results["count"]) == 2
+    assert sorted(looped.node_results) == ["count", "left", "right"]
+    assert [r.content for r in looped.node_results["left"]] == ["L"]
+
+
+def test_node_results_of_function_nodes_with_arun_and_in_a_subgraph():
+    inner = AgentGraph(name="research")
+    inner.add_node("search", lambda s: "found")
+    outer = AgentGraph()
+    outer.add_node("research", inner, next_node="write")
+    outer.add_node("write", lambda s: "wrote " + s.last_output)
+    result = asyncio.run(outer.arun("x"))
+    assert list(result.node_results) == ["research.search", "write"]
+    assert result.node_results["write"][0].content == "wrote found"
+
+
+def test_adding_a_node_under_a_used_name_replaces_it_with_a_warning():
+    """The ORCHESTRATION page adds ``writer`` again (with transforms) a few blocks after adding it."""
+    first = agent("first")
+    second = Agent(provider=ScriptedProvider(default="second"), config=AgentConfig(model="m"))
+    graph = AgentGraph()
+    graph.add_node("writer", first)
+    graph.add_node("after", lambda s: "after " + s.last_output)
+    graph.add_edge("writer", "after")
+    with pytest.warns(UserWarning, match="replaces the earlier node 'writer'") as caught:
+        graph.add_node("writer", second, context_mode=ContextMode.FULL)
+    assert caught[0].filename == __file__  # the warning points at the caller's line
+    assert graph.nodes["writer"].target is second
+    assert graph.nodes["writer"].context_mode is ContextMode.FULL
+    assert list(graph.nodes) == ["writer", "after"] and graph.entry == "writer"
+    assert graph.run("x").content == "after second"
+    # an agent and a function are both steps: one may replace the other
+    with pytest.warns(UserWarning, match="'after'"):
+        graph.add_node("after", lambda s: "replaced")
+    assert graph.run("x").content == "replaced"
+
+    # a subgraph replaces a subgraph (add_subgraph, then add_node with a graph, as the page does)
+    inner = AgentGraph(name="inner")
+    inner.add_node("only", lambda s: "inner")
+    graph.add_subgraph("research", inner, input_map={"topic": "query"})
+    with pytest.warns(UserWarning, match="subgraph 'research'"):
+        graph.add_node("research", inner)
+    assert graph.nodes["research"].kind == "graph"
+
+
+def test_a_name_clash_with_another_kind_of_node_or_a_reserved_name_still_fails():
+    graph = AgentGraph()
+    graph.add_node("a", lambda s: None)
+    graph.add_node("b", lambda s: None)
+    graph.add_parallel_nodes("team", ["a", "b"])
+    inner = AgentGraph(name="inner")
+    inner.add_node("x", lambda s: None)
+    graph.add_subgraph("sub", inner)
+    before = dict(graph.nodes)
+    with pytest.raises(ValueError, match=r"already has a node named 'a'.*parallel group cannot"):
+        graph.add_parallel_nodes("a", ["b"])
+    with pytest.raises(ValueError, match="already has a parallel group named 'team'"):
+        graph.add_node("team", lambda s: None)
+    with pytest.raises(ValueError, match="already has a subgraph named 'sub'"):
+        graph.add_node("sub", agent("x"))
+    with pytest.raises(ValueError, match=r"already has a node named 'b'.*subgraph cannot"):
+        graph.add_subgraph("b", inner)
+    with pytest.raises(ValueError, match="reserved"):
+        graph.add_node(AgentGraph.END, lambda s: None)
+    with pytest.raises(ValueError, match="names must differ"):
+        AgentGraph.chain(agent("1"), agent("2"), names=["same", "same"])
+    assert graph.nodes == before

@@ -373,9 +373,12 @@ def test_legacy_image_path_field(vendor, server, tmp_path):
     assert _sent_image(vendor, server.last_request.json) == EXPECTED_IMAGE[vendor]
 
 
-def test_missing_image_file_is_a_clear_non_retryable_error(vendor, server):
+def test_missing_image_file_is_a_clear_non_retryable_error(vendor, server, tmp_path):
     provider = make_provider(vendor, server)
-    message = Message(role=Role.USER, content="What is this?", image_path="missing.png")
+    image = tmp_path / "missing.png"
+    image.write_bytes(base64.b64decode(PNG))
+    message = Message(role=Role.USER, content="What is this?", image_path=str(image))
+    image.unlink()  # gone between building the message and sending it
     with pytest.raises(ProviderError, match=r"missing\.png") as caught:
         provider.complete(model="", system_prompt="", messages=[message])
     assert caught.value.retryable is False

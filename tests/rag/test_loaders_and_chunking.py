@@ -220,3 +220,41 @@ def test_bad_splitter_settings() -> None:
     with pytest.raises(ValueError, match="chunk_size must be >= 1"):
         RecursiveTextSplitter(chunk_size=0)
     assert TextSplitter().split_text("   ") == []
+
+
+@pytest.mark.parametrize(
+    "load",
+    [
+        DocumentLoader.from_file,
+        DocumentLoader.from_pdf,
+        DocumentLoader.from_markdown,
+        DocumentLoader.from_csv,
+        DocumentLoader.from_json,
+        lambda p: DocumentLoader.from_files([p]),
+    ],
+)
+@pytest.mark.parametrize("name", ["missing.txt", "missing.pdf", "missing.csv", "missing.json"])
+def test_a_missing_file_is_a_file_not_found_error_naming_it(tmp_path: Path, load, name) -> None:
+    """Code written for files (``except FileNotFoundError``) catches the loaders' missing file."""
+    path = tmp_path / name
+    with pytest.raises(FileNotFoundError, match="no such file") as info:
+        load(path)
+    assert isinstance(info.value, DocumentLoadError)  # and stays a RAG error
+    assert info.value.filename == str(path) == info.value.path
+    assert str(path) in str(info.value)
+
+
+def test_a_missing_directory_is_a_file_not_found_error_and_other_failures_are_not(
+    tmp_path: Path,
+) -> None:
+    with pytest.raises(FileNotFoundError, match="no such directory"):
+        DocumentLoader.from_directory(tmp_path / "nope")
+    (tmp_path / "a_file").write_text("x")
+    with pytest.raises(DocumentLoadError, match="not a directory") as info:
+        DocumentLoader.from_directory(tmp_path / "a_file")
+    assert not isinstance(info.value, FileNotFoundError)
+    (tmp_path / "folder.pdf").mkdir()
+    for load in (DocumentLoader.from_file, DocumentLoader.from_pdf):
+        with pytest.raises(DocumentLoadError, match="directory") as info:
+            load(tmp_path / "folder.pdf")
+        assert not isinstance(info.value, FileNotFoundError)

@@ -230,3 +230,84 @@ def test_reranker_errors_are_explained(
     monkeypatch.chdir(tmp_path)  # no .env to find a key in
     with pytest.raises(ProviderConfigurationError, match="COHERE_API_KEY"):
         CohereReranker()
+
+
+def _corpus(tag: str, size: int) -> list[Document]:
+    # each corpus has its own vocabulary besides the shared query words, so a mix of
+    # two indexes (documents of one, term ids or statistics of the other) shows
+    return [
+        Document(
+            f"shared query words {tag}{i % 97} {tag}word{i} " + f"{tag}filler{i % 13} " * (i % 7),
+            {"corpus": tag},
+        )
+        for i in range(size)
+    ]
+
+
+def _view(results) -> list[tuple[str, float]]:
+    return [(r.document.text, round(r.score, 4)) for r in results]
+
+
+def test_bm25_readers_see_one_consistent_index_while_it_is_rebuilt() -> None:
+    """``search`` concurrent with ``clear()`` + ``index_documents()``: no error, and each result
+    is exactly what one of the indexes the writer published (or the empty one) answers."""
+    import threading
+    import time
+
+    corpus_a, corpus_b = _corpus("alpha", 3000), _corpus("beta", 1500)
+    queries = ["shared query alpha5 alphaword17", "beta3 betaword9 words", "alphafiller2 beta4"]
+    expected: dict[str, list[list[tuple[str, float]]]] = {q: [[]] for q in queries}
+    for corpus in (corpus_a, corpus_b):
+        reference = BM25()
+        reference.index_documents(corpus)
+        for q in queries:
+            expected[q].append(_view(reference.search(q, top_k=8)))
+            expected[q].append(_view(reference.search(q, top_k=8, filter={"corpus": "alpha"})))
+    bm25 = BM25()
+    bm25.index_documents(corpus_a)
+    stop = threading.Event()
+    errors: list[BaseException] = []
+    mixed: list[tuple[str, list[tuple[str, float]]]] = []
+    searches = [0]
+    rebuilds = [0]
+
+    def read() -> None:
+        while not stop.is_set():
+            for q in queries:
+                try:
+                    got = _view(bm25.search(q, top_k=8))
+                    filtered = _view(bm25.search(q, top_k=8, filter={"corpus": "alpha"}))
+                    scores = bm25.get_scores(q)
+                except BaseException as exc:
+                    errors.append(exc)
+                    return
+                searches[0] += 2
+                if got not in expected[q] or filtered not in expected[q]:
+                    mixed.append((q, got))
+                if len(scores) not in (0, len(corpus_a), len(corpus_b)):
+                    mixed.append((q, [("get_scores length", float(len(scores)))]))
+
+    def write() -> None:
+        while not stop.is_set():
+            for corpus in (corpus_b, corpus_a):
+                try:
+                    bm25.clear()
+                    bm25.index_documents(corpus)
+                except BaseException as exc:
+                    errors.append(exc)
+                    return
+                rebuilds[0] += 1
+
+    threads = [threading.Thread(target=read) for _ in range(3)] + [threading.Thread(target=write)]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + 3.0
+    while time.monotonic() < deadline and not errors and len(mixed) < 5:
+        time.sleep(0.05)
+    stop.set()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not any(t.is_alive() for t in threads)
+    assert errors == []
+    assert mixed == []
+    assert rebuilds[0] >= 2 and searches[0] >= 20  # both sides really ran

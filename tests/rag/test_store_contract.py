@@ -272,3 +272,24 @@ def test_a_query_string_needs_an_embedder(
     with pytest.raises(NoEmbedderError, match="does not have an embedding provider"):
         store.search("python")
     assert texts(store.search(embedder.embed_query(DOCS[1].text), top_k=1)) == [DOCS[1].text]
+
+
+def test_search_takes_the_documented_query_embedding_keyword(
+    store: Any, embedder: HashEmbedder
+) -> None:
+    """The RAG page's interface: ``search(query_embedding: List[float], top_k, filter)``."""
+    store.add_documents(DOCS)
+    vector = embedder.embed_query("memory safety in rust")
+    by_keyword = store.search(query_embedding=vector, top_k=2, filter={"lang": ["rust", "java"]})
+    assert texts(by_keyword) == texts(
+        store.search(vector, top_k=2, filter={"lang": ["rust", "java"]})
+    )
+    assert texts(by_keyword)[0] == DOCS[3].text
+    # text stays the ``query`` argument (DECISIONS); the embedding keyword takes vectors only
+    assert texts(store.search(query="memory safety in rust", top_k=1)) == [DOCS[3].text]
+    with pytest.raises(TypeError, match="query_embedding takes a vector"):
+        store.search(query_embedding="memory safety in rust")
+    with pytest.raises(TypeError, match="not both"):
+        store.search("rust", query_embedding=vector)
+    with pytest.raises(TypeError, match="query text or a query_embedding"):
+        store.search(top_k=2)

@@ -141,3 +141,55 @@ def test_matches_croniter(minute, hour, dom, month, dow, start):
     for _ in range(3):
         moment = ours.next_after(moment)
         assert moment == theirs.get_next(datetime), expr
+
+
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_DAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    months=st.lists(st.sampled_from(_MONTHS), min_size=1, max_size=3, unique=True),
+    day_range=st.tuples(st.integers(1, 6), st.integers(1, 6)).filter(lambda ab: ab[0] != ab[1]),
+    upper=st.booleans(),
+    start=st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2090, 1, 1)),
+)
+def test_month_and_day_names_match_croniter(months, day_range, upper, start):
+    low, high = sorted(day_range)
+    dow = f"{_DAYS[low]}-{_DAYS[high]}"
+    month = ",".join(months)
+    expr = f"30 9 * {month.upper() if upper else month} {dow}"
+    ours = cron(expr)
+    theirs = croniter(expr, start)
+    moment = start
+    for _ in range(3):
+        moment = ours.next_after(moment)
+        assert moment == theirs.get_next(datetime), expr
+
+
+@pytest.mark.parametrize(
+    ("alias", "expr"),
+    [
+        ("@yearly", "0 0 1 1 *"),
+        ("@annually", "0 0 1 1 *"),
+        ("@monthly", "0 0 1 * *"),
+        ("@weekly", "0 0 * * 0"),
+        ("@daily", "0 0 * * *"),
+        ("@midnight", "0 0 * * *"),
+        ("@hourly", "0 * * * *"),
+    ],
+)
+def test_shorthands_fire_like_their_expressions(alias, expr):
+    start = datetime(2026, 11, 27, 17, 42)
+    assert cron(alias).next_after(start) == cron(expr).next_after(start)
+    assert cron(alias).next_after(start) == croniter(alias, start).get_next(datetime)
+    assert str(cron(alias)) == f"cron({alias!r})"
+
+
+def test_names_in_the_wrong_field_or_unknown_shorthands_say_what_is_allowed():
+    with pytest.raises(ScheduleError, match="hour field 'mon' is not a number"):
+        cron("0 mon * * *")
+    with pytest.raises(ScheduleError, match=r"unknown name 'funday'.*names here: sun, mon"):
+        cron("0 9 * * funday")
+    with pytest.raises(ScheduleError, match="unknown shorthand"):
+        cron("@reboot")

@@ -257,7 +257,8 @@ def test_cors_only_as_configured():
         other = httpx.options(
             f"{handle.url}/invoke", headers={**preflight, "Origin": "https://evil.example"}
         )
-        assert other.status_code == 400
+        assert other.status_code == 403  # the guard refuses other origins before CORS
+        assert other.json()["error"]["code"] == "origin_not_allowed"
 
 
 def test_prefix_and_no_playground():

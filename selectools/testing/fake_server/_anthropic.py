@@ -64,7 +64,7 @@ class AnthropicDialect(Dialect):
             "content": self._blocks(reply),
             "stop_reason": "tool_use" if reply.calls else "end_turn",
             "stop_sequence": None,
-            "usage": {"input_tokens": prompt, "output_tokens": completion},
+            "usage": {**_input_usage(reply, prompt), "output_tokens": completion},
         }
 
     def stream_events(self, reply: FakeReply, ctx: RenderContext) -> Iterator[Event]:
@@ -79,7 +79,7 @@ class AnthropicDialect(Dialect):
                 "content": [],
                 "stop_reason": None,
                 "stop_sequence": None,
-                "usage": {"input_tokens": prompt, "output_tokens": 1},
+                "usage": {**_input_usage(reply, prompt), "output_tokens": 1},
             },
         }
         yield sse(start, "message_start"), False
@@ -145,3 +145,13 @@ def _block_delta(index: int, delta: dict[str, Any]) -> bytes:
 
 def _block_stop(index: int) -> bytes:
     return sse({"type": "content_block_stop", "index": index}, "content_block_stop")
+
+
+def _input_usage(reply: FakeReply, prompt: int) -> dict[str, int]:
+    """Anthropic's input counts: ``input_tokens`` leaves out the cache reads and writes."""
+    cached = reply.cache_read_tokens + reply.cache_write_tokens
+    return {
+        "input_tokens": max(prompt - cached, 0),
+        "cache_read_input_tokens": reply.cache_read_tokens,
+        "cache_creation_input_tokens": reply.cache_write_tokens,
+    }

@@ -50,11 +50,14 @@ class GeminiDialect(Dialect):
 
     def _usage(self, reply: FakeReply, ctx: RenderContext) -> dict[str, int]:
         prompt, completion = reply.token_usage(ctx.request_size)
-        return {
-            "promptTokenCount": prompt,
+        usage = {
+            "promptTokenCount": prompt,  # includes the cached tokens
             "candidatesTokenCount": completion,
             "totalTokenCount": prompt + completion,
         }
+        if reply.cache_read_tokens:
+            usage["cachedContentTokenCount"] = reply.cache_read_tokens
+        return usage
 
     def _response(
         self, parts: list[dict[str, Any]], ctx: RenderContext, **extra: Any

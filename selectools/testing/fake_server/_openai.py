@@ -39,12 +39,14 @@ class OpenAIDialect(Dialect):
             for call in reply.calls
         ]
 
-    def _usage(self, reply: FakeReply, ctx: RenderContext) -> dict[str, int]:
+    def _usage(self, reply: FakeReply, ctx: RenderContext) -> dict[str, Any]:
         prompt, completion = reply.token_usage(ctx.request_size)
+        # prompt_tokens include the cached ones; OpenAI bills no cache writes
         return {
             "prompt_tokens": prompt,
             "completion_tokens": completion,
             "total_tokens": prompt + completion,
+            "prompt_tokens_details": {"cached_tokens": reply.cache_read_tokens},
         }
 
     def reply_json(self, reply: FakeReply, ctx: RenderContext) -> dict[str, Any]:

@@ -131,7 +131,11 @@ class FakeReply:
     """One scripted model turn.
 
     ``chunks`` fixes how ``text`` streams (default: word by word); ``usage`` is
-    ``(prompt_tokens, completion_tokens)`` (default: estimated from sizes);
+    ``(prompt_tokens, completion_tokens)`` (default: estimated from sizes), of which
+    ``cache_read_tokens`` / ``cache_write_tokens`` prompt tokens were read from / written to
+    the prompt cache (each vendor reports them in its own fields: OpenAI
+    ``prompt_tokens_details.cached_tokens``, Anthropic ``cache_read_input_tokens`` and
+    ``cache_creation_input_tokens``, Gemini ``cachedContentTokenCount``);
     ``latency`` is waited before replying and ``chunk_latency`` between
     streamed events; ``fault`` breaks the reply part-way (see :class:`Fault`).
     """
@@ -140,6 +144,8 @@ class FakeReply:
     tool_calls: list[FakeToolCall | ToolCall] = field(default_factory=list)
     chunks: list[str] | None = None
     usage: tuple[int, int] | None = None
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
     latency: float = 0.0
     chunk_latency: float = 0.0
     fault: Fault | None = None
@@ -236,6 +242,8 @@ def _from_scripted_reply(item: Any) -> FakeReply | None:
         tool_calls=list(item.tool_calls),
         chunks=item.chunks,
         usage=usage,
+        cache_read_tokens=item.usage.cache_read_tokens if item.usage else 0,
+        cache_write_tokens=item.usage.cache_write_tokens if item.usage else 0,
         latency=item.latency or 0.0,
         chunk_latency=item.chunk_latency or 0.0,
     )

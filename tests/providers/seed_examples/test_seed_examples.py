@@ -24,7 +24,8 @@ RUNNABLE = [e for e in EXAMPLES if "reason" not in e]
 
 
 @pytest.mark.parametrize("example", RUNNABLE, ids=[e["id"] for e in RUNNABLE])
-def test_seed_example_runs(example, monkeypatch, capsys):
+def test_seed_example_runs(example, monkeypatch, capsys, tmp_path):
+    monkeypatch.chdir(tmp_path)  # files an example writes (the reader's photo) stay out of the repo
     port = example.get("server_port", 0)
     try:
         server = FakeLLMServer(port=port).start()
