@@ -29,6 +29,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from filelock import FileLock, Timeout
+
 from .exceptions import SelectoolsError
 
 if TYPE_CHECKING:
@@ -48,6 +50,7 @@ __all__ = [
     "redis_client",
     "remove_orphans",
     "transaction",
+    "try_acquire",
 ]
 
 #: how long a store waits for another process's lock or SQLite write by default
@@ -121,10 +124,17 @@ def remove_orphans(directory: str | os.PathLike[str], suffix: str) -> None:
 
 def new_file_lock(path: str | os.PathLike[str], timeout: float = DEFAULT_TIMEOUT) -> Any:
     """A ``filelock.FileLock`` on ``path`` that may be released by another thread."""
-    from filelock import FileLock
-
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     return FileLock(os.fspath(path), timeout=timeout, thread_local=False)
+
+
+def try_acquire(lock: Any, wait: float) -> bool:
+    """Acquire a :func:`new_file_lock` within ``wait`` seconds; False when it stayed held."""
+    try:
+        lock.acquire(timeout=wait)
+    except Timeout:
+        return False
+    return True
 
 
 @contextlib.contextmanager
@@ -133,8 +143,6 @@ def file_lock(path: str | os.PathLike[str], timeout: float = DEFAULT_TIMEOUT) ->
 
     Raises :class:`LockTimeout` after ``timeout`` seconds (0: try once).
     """
-    from filelock import Timeout
-
     lock = new_file_lock(path, timeout)
     try:
         lock.acquire()

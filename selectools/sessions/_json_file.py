@@ -14,6 +14,7 @@ import json
 import os
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
@@ -25,6 +26,7 @@ from .._storage import (
     fsync_directory,
     new_file_lock,
     remove_orphans,
+    try_acquire,
 )
 from ._base import (
     FORMAT_VERSION,
@@ -117,17 +119,11 @@ class JsonFileSessionStore:
         path = self._path(session_id)
         held = new_file_lock(path.with_name(f".{path.stem}.turn-lock"), timeout)
 
-        def acquire(wait: float) -> bool:
-            from filelock import Timeout
-
-            try:
-                held.acquire(timeout=wait)
-            except Timeout:
-                return False
-            return True
-
         return SessionLock(
-            f"session {session_id!r} in {self.directory}", timeout, acquire, held.release
+            f"session {session_id!r} in {self.directory}",
+            timeout,
+            partial(try_acquire, held),
+            held.release,
         )
 
     def set_aside(self, session_id: str) -> str | None:

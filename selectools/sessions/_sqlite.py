@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,7 @@ from .._storage import (
     new_file_lock,
     open_sqlite,
     transaction,
+    try_acquire,
 )
 from ._base import (
     FORMAT_VERSION,
@@ -201,17 +203,11 @@ class SQLiteSessionStore:
         name = hashlib.sha256(key).hexdigest()[:32] + ".lock"
         held = new_file_lock(Path(f"{self.db_path}.locks") / name, timeout)
 
-        def acquire(wait: float) -> bool:
-            from filelock import Timeout
-
-            try:
-                held.acquire(timeout=wait)
-            except Timeout:
-                return False
-            return True
-
         return SessionLock(
-            f"session {session_id!r} in {self.db_path}", timeout, acquire, held.release
+            f"session {session_id!r} in {self.db_path}",
+            timeout,
+            partial(try_acquire, held),
+            held.release,
         )
 
     def set_aside(self, session_id: str) -> str | None:
