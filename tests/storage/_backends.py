@@ -17,6 +17,7 @@ BACKENDS: dict[str, tuple[str, ...]] = {
     "knowledge": ("file", "sqlite", "redis"),
     "triples": ("sqlite",),
     "baselines": ("file",),
+    "snapshots": ("file",),
     "audit": ("file",),
     "traces": ("jsonl", "sqlite"),
     "vectors": ("memory-files", "sqlite"),
@@ -70,6 +71,10 @@ def open_store(protocol: str, backend: str, location: str) -> Any:
         from selectools.evals import BaselineStore
 
         return BaselineStore(location)
+    if protocol == "snapshots":
+        from selectools.evals import SnapshotStore
+
+        return SnapshotStore(location)
     if protocol == "audit":
         from selectools.audit import AuditLogger
 

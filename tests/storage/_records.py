@@ -288,6 +288,21 @@ class Baselines:
         return found
 
 
+class Snapshots(Baselines):
+    """Recorded outputs per suite (key), accepted by each write; one case per suite."""
+
+    def read_one(self, store: Any, key: str) -> int | None:
+        recorded = store.load(key)
+        if not recorded:
+            return None
+        (entry,) = recorded.values()
+        name, version = entry["input"].split(":")
+        if name != key:
+            raise Torn(f"snapshot {key} holds {name}")
+        check_payload(key, int(version), json.loads(entry["output"]))
+        return int(version)
+
+
 class Triples:
     """A triple per write: ``key --v--> "version:" + padding``."""
 
@@ -331,6 +346,7 @@ class Traces:
 
 
 RECORDS: dict[str, Any] = {
+    "snapshots": Snapshots(),
     "triples": Triples(),
     "traces": Traces(),
     "sessions": Sessions(),

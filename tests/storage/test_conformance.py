@@ -1,7 +1,7 @@
 """One conformance suite for the stores that hold what a user wrote, over every backend.
 
-For sessions, checkpoints, knowledge, the audit log, eval baselines, the
-knowledge-graph triples and traces, each backend must: round-trip records, show them to a fresh process, survive
+For sessions, checkpoints, knowledge, the audit log, eval baselines and
+snapshots, the knowledge-graph triples and traces, each backend must: round-trip records, show them to a fresh process, survive
 ``kill -9`` at random moments mid-write (every record afterwards is either its
 old or its new whole value, and nothing a writer had finished is lost), and
 keep every record of two processes writing at once. Damaged records and
@@ -26,14 +26,23 @@ from tests.storage._backends import BACKENDS, open_store
 from tests.storage._records import KEYS, RECORDS
 from tests.storage.conftest import ROOT, child_env
 
-PROTOCOLS = ("sessions", "checkpoints", "knowledge", "audit", "baselines", "triples", "traces")
+PROTOCOLS = (
+    "sessions",
+    "checkpoints",
+    "knowledge",
+    "audit",
+    "baselines",
+    "snapshots",
+    "triples",
+    "traces",
+)
 CASES = [(p, b) for p in PROTOCOLS for b in BACKENDS[p]]
 IDS = [f"{p}-{b}" for p, b in CASES]
 
 #: kills per backend (the brief: at least 30 for every file and SQLite backend)
 KILLS = 30
 #: stores that replace a record on write (the others append a new one)
-REPLACING = {"sessions", "baselines"}
+REPLACING = {"sessions", "baselines", "snapshots"}
 
 
 def _close(store: object) -> None:

@@ -234,3 +234,12 @@ def test_a_checkpoint_folder_reopened_after_kills_has_no_temporary_files_left(ma
     open_store("checkpoints", "file", location)
     assert not orphan.exists()
     assert RECORDS["checkpoints"].read_all(store, location) == {"k0": 1, "k1": 2, "k2": 3}
+
+
+def test_a_damaged_snapshot_file_is_named_and_the_others_load(make_location):
+    _location, store = _filled("snapshots", "file", make_location)
+    path = store.path("k1")
+    path.write_text(path.read_text()[:50])
+    with pytest.raises(EvalError, match=str(path)):
+        store.load("k1")
+    assert RECORDS["snapshots"].read_one(store, "k2") == 3
