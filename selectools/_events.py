@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     from .approval import ApprovalRequest
     from .policy import PolicyDecision
-    from .types import AgentResult, Message
+    from .types import AgentResult, Message, ReplyText
     from .usage import UsageStats
 
 __all__ = ["EVENTS", "AsyncObserverEvents", "EventName", "ObserverEvents"]
@@ -142,7 +142,7 @@ class ObserverEvents:
     def on_iteration_start(self, run_id: str, iteration: int, messages: list[Message]) -> None:
         """iteration event: on_iteration_start(run_id, iteration, messages)."""
 
-    def on_iteration_end(self, run_id: str, iteration: int, response: Message) -> None:
+    def on_iteration_end(self, run_id: str, iteration: int, response: ReplyText) -> None:
         """iteration event: on_iteration_end(run_id, iteration, response)."""
 
     def on_llm_start(
@@ -154,13 +154,13 @@ class ObserverEvents:
     ) -> None:
         """llm event: on_llm_start(run_id, messages, model, system_prompt)."""
 
-    def on_llm_end(self, run_id: str, response: Message, usage: UsageStats) -> None:
+    def on_llm_end(self, run_id: str, response: ReplyText, usage: UsageStats) -> None:
         """llm event: on_llm_end(run_id, response, usage)."""
 
     def on_stream_chunk(self, run_id: str, chunk: str) -> None:
         """llm event: on_stream_chunk(run_id, chunk)."""
 
-    def on_cache_hit(self, run_id: str, model: str, response: Message) -> None:
+    def on_cache_hit(self, run_id: str, model: str, response: ReplyText) -> None:
         """llm event: on_cache_hit(run_id, model, response)."""
 
     def on_usage(self, run_id: str, usage: UsageStats) -> None:
@@ -407,7 +407,7 @@ class AsyncObserverEvents:
     ) -> None:
         """iteration event: on_iteration_start(run_id, iteration, messages)."""
 
-    async def a_on_iteration_end(self, run_id: str, iteration: int, response: Message) -> None:
+    async def a_on_iteration_end(self, run_id: str, iteration: int, response: ReplyText) -> None:
         """iteration event: on_iteration_end(run_id, iteration, response)."""
 
     async def a_on_llm_start(
@@ -419,13 +419,13 @@ class AsyncObserverEvents:
     ) -> None:
         """llm event: on_llm_start(run_id, messages, model, system_prompt)."""
 
-    async def a_on_llm_end(self, run_id: str, response: Message, usage: UsageStats) -> None:
+    async def a_on_llm_end(self, run_id: str, response: ReplyText, usage: UsageStats) -> None:
         """llm event: on_llm_end(run_id, response, usage)."""
 
     async def a_on_stream_chunk(self, run_id: str, chunk: str) -> None:
         """llm event: on_stream_chunk(run_id, chunk)."""
 
-    async def a_on_cache_hit(self, run_id: str, model: str, response: Message) -> None:
+    async def a_on_cache_hit(self, run_id: str, model: str, response: ReplyText) -> None:
         """llm event: on_cache_hit(run_id, model, response)."""
 
     async def a_on_usage(self, run_id: str, usage: UsageStats) -> None:

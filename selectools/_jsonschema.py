@@ -1,21 +1,73 @@
 """A small JSON Schema validator for ``response_format`` dicts.
 
-It covers what a structured-output schema uses in practice (types, enums and
-consts, object properties/required/additionalProperties, array items and sizes,
-string length and pattern, numeric bounds, anyOf/oneOf/allOf and local ``$ref``
-into ``$defs``/``definitions``), so a plain dict schema needs no extra package.
-Keywords it does not know are ignored, as JSON Schema itself prescribes.
+Why our own: structured output needs a validator in the core, which installs no
+``jsonschema``; schemas someone else wrote (MCP servers) go through ``jsonschema``
+instead (:mod:`selectools._remote_schema`). It enforces the keywords structured-output
+and tool schemas use, and agrees with ``jsonschema`` on each of them (a test compares the
+two probe by probe):
+
+- any value: ``type``, ``enum``, ``const``, ``allOf``/``anyOf``/``oneOf``/``not``,
+  ``if``/``then``/``else``, local ``$ref`` (into ``$defs``/``definitions``);
+- objects: ``properties``, ``required``, ``additionalProperties``, ``patternProperties``,
+  ``propertyNames``, ``minProperties``/``maxProperties``, ``dependentRequired``;
+- arrays: ``items``, ``prefixItems`` (and the older ``items: [...]`` with
+  ``additionalItems``), ``minItems``/``maxItems``, ``uniqueItems``, ``contains`` with
+  ``minContains``/``maxContains``;
+- strings: ``minLength``/``maxLength``, ``pattern`` (under a time limit);
+- numbers: ``minimum``/``maximum``, ``exclusiveMinimum``/``exclusiveMaximum``, ``multipleOf``.
+
+It does **not** enforce :data:`UNENFORCED` (``format`` is an annotation by default in
+JSON Schema too); :func:`unenforced_keywords` lists those a schema uses. Unknown keywords
+are ignored, as JSON Schema prescribes.
 """
 
 from __future__ import annotations
 
 import json
-import re
+from fractions import Fraction
 from typing import Any
 
 from ._text import one_line
+from ._untrusted_regex import RegexTimeoutError, UntrustedPattern
 
-__all__ = ["SchemaError", "validate"]
+__all__ = ["UNENFORCED", "SchemaError", "unenforced_keywords", "validate"]
+
+#: Keywords this validator reads past without checking (see the module docstring).
+UNENFORCED = frozenset(
+    {
+        "format",
+        "dependentSchemas",
+        "dependencies",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "$dynamicRef",
+        "$recursiveRef",
+        "contentEncoding",
+        "contentMediaType",
+        "contentSchema",
+    }
+)
+
+
+def unenforced_keywords(schema: Any) -> set[str]:
+    """The keywords of :data:`UNENFORCED` that ``schema`` uses anywhere (a remote ``$ref``
+    counts as ``"$ref (remote)"``)."""
+    found: set[str] = set()
+    stack = [schema]
+    seen = 0
+    while stack and seen < 100_000:  # bounded: a schema is data too
+        node = stack.pop()
+        seen += 1
+        if isinstance(node, dict):
+            found.update(key for key in node if key in UNENFORCED)
+            ref = node.get("$ref")
+            if isinstance(ref, str) and not ref.startswith("#"):
+                found.add("$ref (remote)")
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
+
 
 _TYPE_NAMES = {
     "object": "object",
@@ -124,9 +176,23 @@ def _same(a: Any, b: Any) -> bool:
 _NUMERIC = ("integer", "number")
 
 
+def _passes(value: Any, schema: Any, path: str, root: dict[str, Any]) -> bool:
+    try:
+        _check(value, schema, path, root)
+    except SchemaError:
+        return False
+    return True
+
+
 def _check_combinators(value: Any, schema: dict[str, Any], path: str, root: dict[str, Any]) -> None:
     for sub in schema.get("allOf", ()):
         _check(value, sub, path, root)
+    if "not" in schema and _passes(value, schema["not"], path, root):
+        raise SchemaError(f"{path}: {_short(value)} matches a shape that is not allowed")
+    if "if" in schema:
+        branch = "then" if _passes(value, schema["if"], path, root) else "else"
+        if branch in schema:
+            _check(value, schema[branch], path, root)
     options = schema.get("anyOf")
     if options is not None:
         errors = _failures(value, options, path, root)
@@ -155,18 +221,40 @@ def _check_object(
     value: dict[str, Any], schema: dict[str, Any], path: str, root: dict[str, Any]
 ) -> None:
     properties = schema.get("properties", {})
-    for name in schema.get("required", ()):
+    required = schema.get("required", ())
+    for name in [required] if isinstance(required, str) else required:
         if name not in value:
             raise SchemaError(f"{path}: missing required property {name!r}")
+    low, high = schema.get("minProperties"), schema.get("maxProperties")
+    if isinstance(low, int) and len(value) < low:
+        raise SchemaError(f"{path}: needs at least {low} propert(ies), got {len(value)}")
+    if isinstance(high, int) and len(value) > high:
+        raise SchemaError(f"{path}: allows at most {high} propert(ies), got {len(value)}")
+    for name, needs in (schema.get("dependentRequired") or {}).items():
+        missing = [n for n in needs if n not in value] if name in value else []
+        if missing:
+            raise SchemaError(f"{path}: {name!r} needs {', '.join(map(repr, missing))} too")
+    names = schema.get("propertyNames")
+    patterns = schema.get("patternProperties") or {}
     extra = schema.get("additionalProperties", True)
     for name, item in value.items():
         where = f"{path}.{name}"
+        if names is not None:
+            _check(name, names, f"{where} (the name)", root)
+        matched = False
         if name in properties:
+            matched = True
             _check(item, properties[name], where, root)
-        elif extra is False:
+        for pattern, sub in patterns.items():
+            if _search(pattern, name, path) is not None:
+                matched = True
+                _check(item, sub, where, root)
+        if matched:
+            continue
+        if extra is False:
             allowed = ", ".join(repr(p) for p in properties) or "none"
             raise SchemaError(f"{path}: unexpected property {name!r} (allowed: {allowed})")
-        elif isinstance(extra, dict):
+        if isinstance(extra, dict):
             _check(item, extra, where, root)
 
 
@@ -177,9 +265,28 @@ def _check_array(value: list[Any], schema: dict[str, Any], path: str, root: dict
     if high is not None and len(value) > high:
         raise SchemaError(f"{path}: allows at most {high} item(s), got {len(value)}")
     items = schema.get("items")
-    if isinstance(items, (dict, bool)):
-        for index, item in enumerate(value):
-            _check(item, items, f"{path}[{index}]", root)
+    prefix = schema.get("prefixItems")
+    rest: Any = items
+    if isinstance(items, list):  # the older tuple form: items [...] + additionalItems
+        prefix, rest = items, schema.get("additionalItems", True)
+    if isinstance(prefix, list):
+        for index, (item, sub) in enumerate(zip(value, prefix, strict=False)):
+            _check(item, sub, f"{path}[{index}]", root)
+    start = len(prefix) if isinstance(prefix, list) else 0
+    if isinstance(rest, (dict, bool)):
+        for index in range(start, len(value)):
+            _check(value[index], rest, f"{path}[{index}]", root)
+    if schema.get("uniqueItems") is True:
+        for index in range(1, len(value)):
+            if any(_same(value[index], earlier) for earlier in value[:index]):
+                raise SchemaError(f"{path}: item {index} repeats an earlier item")
+    if "contains" in schema:
+        count = sum(_passes(item, schema["contains"], path, root) for item in value)
+        least, most = schema.get("minContains", 1), schema.get("maxContains")
+        if count < least:
+            raise SchemaError(f"{path}: needs at least {least} item(s) of the required shape")
+        if most is not None and count > most:
+            raise SchemaError(f"{path}: allows at most {most} item(s) of that shape")
 
 
 def _check_string(value: str, schema: dict[str, Any], path: str) -> None:
@@ -189,8 +296,23 @@ def _check_string(value: str, schema: dict[str, Any], path: str) -> None:
     if high is not None and len(value) > high:
         raise SchemaError(f"{path}: must be at most {high} character(s) long")
     pattern = schema.get("pattern")
-    if pattern is not None and re.search(pattern, value) is None:
+    if pattern is not None and _search(pattern, value, path) is None:
         raise SchemaError(f"{path}: {_short(value)} does not match pattern {pattern!r}")
+
+
+def _search(pattern: Any, value: str, path: str) -> Any:
+    """Search with the schema's pattern, which may come from a remote server: bounded in time."""
+    if not isinstance(pattern, str):
+        raise SchemaError(f"{path}: the schema's pattern must be a string, got {pattern!r}")
+    try:
+        return UntrustedPattern(pattern).search(value)
+    except RegexTimeoutError as exc:
+        raise SchemaError(
+            f"{path}: the schema's pattern {pattern!r} could not be checked against "
+            f"{_short(value)}: {exc}"
+        ) from None
+    except ValueError as exc:
+        raise SchemaError(f"{path}: the schema's pattern is unusable: {exc}") from None
 
 
 def _check_number(value: float, schema: dict[str, Any], path: str) -> None:
@@ -204,3 +326,21 @@ def _check_number(value: float, schema: dict[str, Any], path: str) -> None:
         bound = schema.get(keyword)
         if isinstance(bound, (int, float)) and not isinstance(bound, bool) and not ok(value, bound):
             raise SchemaError(f"{path}: must be {symbol} {bound}, got {value}")
+    step = schema.get("multipleOf")
+    if (
+        isinstance(step, (int, float))
+        and not isinstance(step, bool)
+        and step > 0
+        and _not_multiple(value, step)
+    ):
+        raise SchemaError(f"{path}: must be a multiple of {step}, got {value}")
+
+
+def _not_multiple(value: float, step: float) -> bool:
+    if isinstance(step, float):
+        quotient = value / step
+        try:
+            return int(quotient) != quotient
+        except OverflowError:  # a huge value over a small step: exact arithmetic instead
+            return Fraction(value) % Fraction(step) != 0
+    return bool(value % step)

@@ -16,7 +16,12 @@ intranet host, so every hop is checked before it is connected to:
   IP, with the original ``Host`` header and TLS server name), so a second DNS
   answer cannot swap in another address between check and connect;
 * redirects are followed here, one hop at a time, and each target is checked
-  again; credentials are dropped when a redirect leaves the origin.
+  again; credentials are dropped when a redirect leaves the origin;
+* ``timeout`` is a total deadline for the whole exchange (DNS, connect, TLS,
+  redirects, headers and body), held at the socket by
+  :class:`~selectools._net_deadline.DeadlineTransport`: a server that drips
+  bytes cannot hold a request past it. Tools that let the model pick a timeout
+  cap it at :attr:`NetPolicy.max_timeout` (:data:`MAX_TIMEOUT_SECONDS` by default).
 
 Trusted inward hosts (a test's loopback fake, a self-hosted search engine) are
 let through only by an explicit :class:`NetPolicy` (``allow_hosts`` or
@@ -26,9 +31,12 @@ let through only by an explicit :class:`NetPolicy` (``allow_hosts`` or
 from __future__ import annotations
 
 import ipaddress
+import math
 import socket
+import threading
+import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .exceptions import SelectoolsError, format_error_box
@@ -37,13 +45,16 @@ if TYPE_CHECKING:
     import httpx
 
 __all__ = [
+    "MAX_TIMEOUT_SECONDS",
     "METADATA_ADDRESSES",
     "METADATA_HOSTS",
     "BlockedURLError",
     "FetchResult",
+    "FetchTimeoutError",
     "NetPolicy",
     "Target",
     "check_url",
+    "checked_timeout",
     "guarded_request",
 ]
 
@@ -64,6 +75,10 @@ METADATA_ADDRESSES = frozenset(
 METADATA_HOSTS = frozenset(
     {"metadata.google.internal", "metadata", "instance-data", "metadata.azure.internal"}
 )
+
+#: The default cap on a network tool's timeout (``NetPolicy.max_timeout``): a model may ask
+#: for less, never for more.
+MAX_TIMEOUT_SECONDS = 30.0
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _CREDENTIAL_HEADERS = ("authorization", "cookie", "proxy-authorization")
@@ -104,6 +119,35 @@ class BlockedURLError(SelectoolsError):
         return (type(self), (self.url, self.host, self.reason, self.address))
 
 
+class FetchTimeoutError(SelectoolsError, TimeoutError):
+    """A request did not finish within its total deadline (``timeout`` seconds)."""
+
+    def __init__(self, method: str, url: str, timeout: float) -> None:
+        self.method = method
+        self.url = url
+        self.timeout = timeout
+        super().__init__(
+            f"{method} {url} did not finish within {timeout:g}s (the total time allowed for "
+            "connecting, redirects, headers and body) and was stopped. The server is slow or "
+            "sends its answer very slowly: try again later or another source."
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.method, self.url, self.timeout))
+
+
+def checked_timeout(timeout: Any, cap: float | None = None) -> float:
+    """``timeout`` as seconds > 0 (a ``ValueError`` otherwise), cut to ``cap``."""
+    if (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, (int, float))
+        or not math.isfinite(timeout)
+        or timeout <= 0
+    ):
+        raise ValueError(f"timeout must be a number of seconds > 0, got {timeout!r}")
+    return float(timeout) if cap is None else min(float(timeout), cap)
+
+
 def _default_resolver(host: str, port: int) -> list[str]:
     infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     return [str(info[4][0]) for info in infos]
@@ -125,6 +169,7 @@ class NetPolicy:
     allow_private: bool = False
     max_redirects: int = 5
     max_bytes: int = 2_000_000
+    max_timeout: float = MAX_TIMEOUT_SECONDS
     resolver: Resolver | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -136,6 +181,10 @@ class NetPolicy:
             raise ValueError(f"max_redirects must be >= 0, got {self.max_redirects}")
         if self.max_bytes < 1:
             raise ValueError(f"max_bytes must be >= 1, got {self.max_bytes}")
+        try:
+            checked_timeout(self.max_timeout)
+        except ValueError:
+            raise ValueError(f"max_timeout must be > 0 seconds, got {self.max_timeout!r}") from None
 
     def _allowed_names(self) -> set[str]:
         return {h.lower().rstrip(".") for h in self.allow_hosts if not _as_network(h)}
@@ -255,6 +304,8 @@ def check_url(url: str | httpx.URL, policy: NetPolicy | None = None) -> Target:
     else:
         try:
             raw = list((policy.resolver or _default_resolver)(host, port))
+        except FetchTimeoutError:
+            raise
         except (OSError, UnicodeError) as exc:
             raise BlockedURLError(text, host, f"DNS lookup failed: {exc}") from None
         if not raw:
@@ -330,15 +381,82 @@ def guarded_request(
 ) -> FetchResult:
     """One HTTP request with every hop vetted by :func:`check_url` (see the module docstring).
 
-    Raises :class:`BlockedURLError` for a refused hop (including a redirect
-    target), ``httpx.TooManyRedirects`` past ``policy.max_redirects`` and the
-    usual ``httpx`` transport errors. The body is read up to ``policy.max_bytes``.
+    ``timeout`` (seconds) bounds the whole exchange. Raises
+    :class:`BlockedURLError` for a refused hop (including a redirect target),
+    :class:`FetchTimeoutError` past the deadline, ``httpx.TooManyRedirects``
+    past ``policy.max_redirects`` and the usual ``httpx`` transport errors. The
+    body is read up to ``policy.max_bytes``. An injected ``transport`` (tests)
+    keeps httpx's per-operation timeouts; the deadline is then checked between
+    body chunks.
     """
     import httpx
 
-    policy = policy or NetPolicy()
+    timeout = checked_timeout(timeout)
+    deadline = time.monotonic() + timeout
     method = method.upper()
     current = _parse(url, params)
+    policy = policy or NetPolicy()
+    lookup = _bounded_lookup(
+        policy.resolver or _default_resolver,
+        deadline,
+        lambda: FetchTimeoutError(method, str(current), timeout),
+    )
+    policy = replace(policy, resolver=lookup)
+    if transport is None:
+        from ._net_deadline import DeadlineTransport
+
+        transport = DeadlineTransport(deadline)
+    try:
+        return _exchange(method, current, policy, headers, json, timeout, deadline, transport)
+    except httpx.TimeoutException:
+        raise FetchTimeoutError(method, str(current), timeout) from None
+
+
+def _bounded_lookup(
+    resolve: Resolver, deadline: float, timed_out: Callable[[], Exception]
+) -> Resolver:
+    """``resolve`` run in a worker thread and given up on at ``deadline``.
+
+    ``getaddrinfo`` cannot be interrupted, and a name the model picks may be served
+    by a DNS server that answers slowly on purpose; the abandoned thread ends when
+    the system resolver gives up.
+    """
+
+    def lookup(host: str, port: int) -> list[str]:
+        outcome: list[Any] = []
+        done = threading.Event()
+
+        def work() -> None:
+            try:
+                outcome.append(list(resolve(host, port)))
+            except BaseException as exc:
+                outcome.append(exc)
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="selectools-dns", daemon=True).start()
+        if not done.wait(max(deadline - time.monotonic(), 0.0)):
+            raise timed_out()
+        if isinstance(outcome[0], BaseException):
+            raise outcome[0]
+        return list(outcome[0])
+
+    return lookup
+
+
+def _exchange(
+    method: str,
+    current: httpx.URL,
+    policy: NetPolicy,
+    headers: Mapping[str, str] | None,
+    json: Any,
+    timeout: float,
+    deadline: float,
+    transport: httpx.BaseTransport,
+) -> FetchResult:
+    import httpx
+
+    start_url = str(current)
     send_headers = {str(k): str(v) for k, v in (headers or {}).items()}
     body = json
     with httpx.Client(
@@ -381,6 +499,8 @@ def guarded_request(
                 size = 0
                 truncated = False
                 for chunk in response.iter_bytes():
+                    if time.monotonic() > deadline:
+                        raise FetchTimeoutError(method, start_url, timeout)
                     room = policy.max_bytes - size
                     if len(chunk) > room:
                         chunks.append(chunk[:room])
@@ -400,6 +520,6 @@ def guarded_request(
             finally:
                 response.close()
     raise httpx.TooManyRedirects(
-        f"More than {policy.max_redirects} redirects starting from {url}; "
+        f"More than {policy.max_redirects} redirects starting from {start_url}; "
         "raise NetPolicy(max_redirects=...) if the site needs more"
     )

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Union
 
 from ._text import one_line
+from .stability import beta
 
 if TYPE_CHECKING:
     import asyncio
@@ -90,6 +91,7 @@ def _preview(tool_name: str, tool_args: Mapping[str, Any], limit: int = 200) -> 
     return one_line(f"{tool_name}({', '.join(parts)})", limit)
 
 
+@beta
 class ApprovalRequest:
     """One tool call waiting for a yes or no; answerable once, from any thread or task.
 

@@ -94,7 +94,7 @@ _SECRETS = re.compile(
     r"|\bgh[pousr]_[A-Za-z0-9]{20,}"
     r"|\bxox[abpr]-[A-Za-z0-9-]{10,}"
     r"|(?P<label>\b(?:api[_-]?key|apikey|access[_-]?token|secret|password|x-api-key)"
-    r"[\"']?\s*[:=]\s*[\"']?)[^\s\"',;]{4,}",
+    r"[\"']?\s*[:=]\s*[\"']?)(?!<redacted>(?:[\s\"',;]|$))[^\s\"',;]{4,}",  # "<redacted>" stays
     re.IGNORECASE,
 )
 
@@ -348,8 +348,8 @@ class AuditLogger(AgentObserver):
             duration_ms=round(duration_ms, 3),
         )
 
-    def on_llm_end(self, run_id: str, response: Message, usage: UsageStats) -> None:
-        extra = {"response_length": len(response.text)} if self.include_content else {}
+    def on_llm_end(self, run_id: str, response: str, usage: UsageStats) -> None:
+        extra = {"response_length": len(response)} if self.include_content else {}
         self.write(
             "llm_end",
             run_id,

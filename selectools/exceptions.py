@@ -101,7 +101,13 @@ class ToolExecutionError(SelectoolsError):
 
 
 class ProviderConfigurationError(SelectoolsError):
-    """A provider was built without the key or setting it needs."""
+    """A provider was built without the key or setting it needs.
+
+    The fix it prints names ``env_var`` and the constructor ``argument`` that
+    supply the missing setting, with ``example`` as the value to replace
+    (``api_key`` / ``'your-api-key'`` unless the setting is something else,
+    e.g. Azure's ``azure_deployment`` / ``'your-deployment'``).
+    """
 
     def __init__(
         self,
@@ -109,19 +115,24 @@ class ProviderConfigurationError(SelectoolsError):
         missing_config: str = "API key",
         env_var: str = "",
         hint: str = "",
+        *,
+        argument: str = "api_key",
+        example: str = "your-api-key",
     ) -> None:
         self.provider_name = provider_name
         self.missing_config = missing_config
         self.env_var = env_var
         self.hint = hint
+        self.argument = argument
+        self.example = example
         body = [f"Missing: {missing_config}", "", "💡 How to fix:"]
         if env_var:
             cls_name = f"{provider_name}Provider" if provider_name.isidentifier() else "Provider"
             body += [
                 "  1. Set the environment variable:",
-                f"     export {env_var}='your-api-key'",
+                f"     export {env_var}='{example}'",
                 "  2. Or pass it directly:",
-                f"     provider = {cls_name}(api_key='your-api-key')",
+                f"     provider = {cls_name}({argument}='{example}')",
             ]
         if hint:
             body.append(f"  {hint}")
@@ -131,7 +142,13 @@ class ProviderConfigurationError(SelectoolsError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         args = (self.provider_name, self.missing_config, self.env_var, self.hint)
-        return (type(self), args)
+        return (_rebuild_configuration_error, (type(self), args, self.argument, self.example))
+
+
+def _rebuild_configuration_error(
+    cls: type[ProviderConfigurationError], args: tuple[Any, ...], argument: str, example: str
+) -> ProviderConfigurationError:
+    return cls(*args, argument=argument, example=example)
 
 
 class ProviderError(SelectoolsError):

@@ -46,6 +46,7 @@ __all__ = [
     "EventName",
     "LoggingObserver",
     "Observer",
+    "OnEventObserver",
     "SimpleStepObserver",
 ]
 
@@ -161,6 +162,38 @@ class AsyncAgentObserver(AsyncObserverEvents):
         return None
 
 
+class OnEventObserver(AgentObserver):
+    """An observer written as one ``on_event``, that also answers its named callbacks.
+
+    The agent delivers events to ``on_event`` directly; a wrapping or
+    forwarding observer instead calls ``on_run_start(...)``, ``on_llm_end(...)``
+    and so on, and each of those builds the :class:`Event` (honouring
+    ``events``) and hands it to ``on_event``. :class:`LoggingObserver` and
+    :class:`SimpleStepObserver` are built on it.
+    """
+
+
+def _forward(name: EventName) -> Callable[..., None]:
+    params = EVENTS[name][1]
+
+    def forward(self: OnEventObserver, run_id: str, *args: Any, **kwargs: Any) -> None:
+        wanted = self.events
+        if wanted is not None and name not in wanted:
+            return
+        data = dict(zip(params, args, strict=False))
+        data.update(kwargs)
+        self.on_event(Event(name, run_id, time.time(), data))
+
+    forward.__name__ = forward.__qualname__ = name
+    forward.__doc__ = f"Deliver {name} to ``on_event`` (when called directly)."
+    forward._forwards_to_on_event = True  # type: ignore[attr-defined]
+    return forward
+
+
+for _name in EVENTS:
+    setattr(OnEventObserver, _name, _forward(_name))  # type: ignore[arg-type]
+
+
 _OverrideInfo = tuple[frozenset[str], bool]
 _override_cache: dict[tuple[type, str], _OverrideInfo] = {}
 
@@ -174,8 +207,11 @@ def _overrides(obj: Any, prefix: str, base: type) -> _OverrideInfo:
         names = set()
         for name in EVENTS:
             method = getattr(cls, prefix + name, None)
-            if method is not None and method is not getattr(base, prefix + name, None):
-                names.add(name)
+            if method is None or method is getattr(base, prefix + name, None):
+                continue
+            if getattr(method, "_forwards_to_on_event", False):
+                continue  # the agent delivers to on_event itself
+            names.add(name)
         generic = getattr(cls, prefix + "on_event", None)
         has_generic = generic is not None and generic is not getattr(
             base, prefix + "on_event", None
@@ -347,7 +383,7 @@ def _summarise(value: Any) -> Any:
     return type(value).__name__
 
 
-class LoggingObserver(AgentObserver):
+class LoggingObserver(OnEventObserver):
     """Writes every event as one JSON line to Python ``logging`` (for Datadog, ELK …)."""
 
     def __init__(
@@ -375,7 +411,7 @@ class LoggingObserver(AgentObserver):
         self.logger.log(self.level, json.dumps(payload, default=str))
 
 
-class SimpleStepObserver(AgentObserver):
+class SimpleStepObserver(OnEventObserver):
     """Routes every event to one callback: ``SimpleStepObserver(lambda event: ...)``."""
 
     def __init__(self, callback: Callable[[Event], Any]) -> None:

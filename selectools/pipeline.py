@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .exceptions import SelectoolsError
+from .stability import beta
 from .types import AgentResult
 
 __all__ = [
@@ -174,6 +175,7 @@ def as_step(obj: Any) -> Step:
     )
 
 
+@beta
 class Step:
     """A function with a name, retry count, error policy and type contract; composes with ``|``.
 
@@ -615,6 +617,7 @@ class _CachedStep(Step):
 # pipeline
 
 
+@beta
 class Pipeline:
     """Steps run in order, each on the previous output. Build with ``|`` or ``Pipeline(steps=[...])``."""
 

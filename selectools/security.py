@@ -43,6 +43,10 @@ BUILTIN_PATTERNS: tuple[str, ...] = (
     r"disregard\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+)?(?:previous\s+|prior\s+|above\s+|earlier\s+|preceding\s+|system\s+)?(?:instructions?|context|rules|prompts?|guidelines|directions?)",
     # role hijacking
     r"you\s+are\s+now\s+(?:an?\s+|the\s+|in\s+)?(?:[\w-]+\s+){0,3}?(?:ai|assistant|bot|model|dan|jailbroken|unrestricted|unfiltered|uncensored|developer\s+mode)\b",
+    # "You are now a <role>." (the SECURITY page's example); a status notice such as
+    # "You are now a member of ..." / "the owner of ..." (a preposition follows) is not
+    r"you\s+are\s+now\s+(?:an?|the)\s+(?:(?!(?:of|to|on|in|at|for|with|from|by)\b)[\w-]+\s+){0,2}?"
+    r"(?!(?:of|to|on|in|at|for|with|from|by)\b)[\w-]+\b(?!\s+(?:of|to|on|in|at|for|with|from|by)\b)",
     r"act\s+as\s+if\s+you\s+(?:are|were|have)\b",
     # new instructions
     r"new\s+(?:system\s+)?instructions\s*:",

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 from ._jsonschema import validate as validate_json_schema
 from .exceptions import SelectoolsError
+from .parser import json_candidates
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
@@ -37,7 +38,8 @@ __all__ = [
 #: What ``response_format`` accepts: a pydantic model (or other type) or a JSON Schema dict.
 ResponseFormat = Union[type[Any], dict[str, Any]]  # noqa: UP007 - a runtime alias users import
 
-_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[ \t]*\n(.*?)```", re.DOTALL)
+# one way to match the spaces before the newline (two adjacent [ \t]* made it quadratic)
+_FENCE = re.compile(r"```[ \t]*(?:([A-Za-z0-9_-]+)[ \t]*)?\n(.*?)```", re.DOTALL)
 
 
 class StructuredOutputError(SelectoolsError, ValueError):
@@ -65,8 +67,9 @@ class StructuredOutputError(SelectoolsError, ValueError):
 def extract_json(text: str) -> str | None:
     """The first JSON object or array in ``text`` (fenced code blocks first), else ``None``.
 
-    Scans brace by brace, skipping braces inside strings, so prose around the
-    JSON (or a second JSON value after it) is ignored.
+    One linear scan (:func:`selectools.parser.json_candidates`) skips brackets
+    inside strings, so prose around the JSON (or a second JSON value after it)
+    is ignored; values nested deeper than ``MAX_NESTING`` are not returned.
     """
     if not isinstance(text, str):
         return None
@@ -78,48 +81,13 @@ def extract_json(text: str) -> str | None:
 
 
 def _first_json_value(text: str) -> str | None:
-    start = 0
-    while True:
-        positions = [p for p in (text.find("{", start), text.find("[", start)) if p != -1]
-        if not positions:
-            return None
-        begin = min(positions)
-        end = _balanced_end(text, begin)
-        if end is not None:
-            candidate = text[begin:end]
-            try:
-                json.loads(candidate)
-            except ValueError:
-                pass
-            else:
-                return candidate
-        start = begin + 1
-
-
-def _balanced_end(text: str, begin: int) -> int | None:
-    """Index just past the bracket closing the one at ``begin`` (strings respected)."""
-    closing = {"{": "}", "[": "]"}
-    stack = [closing[text[begin]]]
-    in_string = False
-    escaped = False
-    for index in range(begin + 1, len(text)):
-        char = text[index]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in closing:
-            stack.append(closing[char])
-        elif char in "}]":
-            if char != stack.pop():
-                return None
-            if not stack:
-                return index + 1
+    for begin, end in json_candidates(text):
+        candidate = text[begin:end]
+        try:
+            json.loads(candidate)
+        except ValueError:
+            continue
+        return candidate
     return None
 
 
@@ -195,11 +163,16 @@ def parse_and_validate(text: str, fmt: ResponseFormat) -> Any:
         raise ValueError(
             "no JSON object or array found in the response" if raw is None else "invalid JSON"
         ) from None
-    if isinstance(fmt, dict):
-        schema_from_response_format(fmt)
-        validate_json_schema(data, fmt)
-        return data
-    return _validate_typed(data, fmt)
+    except RecursionError:  # the model's text decides the depth
+        raise ValueError("the JSON is nested too deeply") from None
+    try:
+        if isinstance(fmt, dict):
+            schema_from_response_format(fmt)
+            validate_json_schema(data, fmt)
+            return data
+        return _validate_typed(data, fmt)
+    except RecursionError:
+        raise ValueError("the JSON is nested too deeply") from None
 
 
 def _validate_typed(data: Any, fmt: Any) -> Any:

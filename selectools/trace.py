@@ -261,6 +261,12 @@ class TraceStep:
         return (self.ended_at - self.started_at) * 1000.0
 
     @property
+    def request_model(self) -> str:
+        """The model the agent asked for; ``model`` is the one that answered (LLM steps)."""
+        requested = self.data.get("request_model")
+        return requested if isinstance(requested, str) else self.model or ""
+
+    @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
 
@@ -478,7 +484,8 @@ class AgentTrace(RichDisplay):
                 name = "gen_ai.llm.call"
                 llm_span_by_iteration[step.iteration] = span_id
                 attrs: dict[str, Any] = {
-                    "gen_ai.request.model": step.model or "",
+                    "gen_ai.request.model": step.request_model,
+                    "gen_ai.response.model": step.model or "",
                     "gen_ai.usage.input_tokens": step.prompt_tokens,
                     "gen_ai.usage.output_tokens": step.completion_tokens,
                     "gen_ai.usage.cost_usd": step.cost_usd,

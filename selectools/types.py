@@ -9,6 +9,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from ._display import RichDisplay
+from .stability import beta
 
 if TYPE_CHECKING:
     from .trace import AgentTrace
@@ -18,6 +19,7 @@ __all__ = [
     "AgentResult",
     "ContentPart",
     "Message",
+    "ReplyText",
     "Role",
     "StreamChunk",
     "ToolCall",
@@ -70,6 +72,7 @@ class ToolCall:
         )
 
 
+@beta
 @dataclass(slots=True)
 class ContentPart:
     """One part of a multimodal message: text, an image (URL or base64) or audio."""
@@ -97,6 +100,7 @@ class ContentPart:
 _PART_FIELDS = ("type", "text", "image_url", "image_base64", "media_type")
 
 
+@beta
 @dataclass(slots=True)
 class Message(RichDisplay):
     """One turn of a conversation.
@@ -203,6 +207,35 @@ def _check_image_path(path: str) -> None:
         )
 
 
+class ReplyText(str):
+    """A model reply as observers receive it (``response`` of ``on_llm_end`` and friends).
+
+    The AGENT and LANGFUSE pages treat that payload as text, so it is a
+    ``str`` (slice it, log it, compare it); ``message`` is the whole
+    :class:`Message`, and ``text`` / ``tool_calls`` read as they do on it.
+    """
+
+    message: Message
+
+    def __new__(cls, message: Message) -> ReplyText:
+        reply = super().__new__(cls, message.text)
+        reply.message = message
+        return reply
+
+    @property
+    def text(self) -> str:
+        """The reply's text as a plain ``str`` (as :attr:`Message.text` reads)."""
+        return str.__str__(self)
+
+    @property
+    def tool_calls(self) -> list[ToolCall] | None:
+        """The tool calls the model asked for (``message.tool_calls``)."""
+        return self.message.tool_calls
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ReplyText, (self.message,))
+
+
 def text_content(message: Message) -> str:
     """Concatenate the text of a (possibly multimodal) message."""
     content = message.content
@@ -211,6 +244,7 @@ def text_content(message: Message) -> str:
     return "".join(part.text or "" for part in content if part.type == "text")
 
 
+@beta
 def image_message(image: str, prompt: str) -> Message:
     """Build a user message holding ``prompt`` and an image given by URL or local path."""
     parts = [ContentPart(type="text", text=prompt)]
@@ -255,7 +289,8 @@ class AgentResult(RichDisplay):
     ``stop_reason`` says why the loop ended (``"final"``, ``"terminal_tool"``,
     ``"max_iterations"``, ``"routing"``, ``"provider_error"``,
     ``"structured_output_failed"``, ``"budget_exceeded"``, ``"cancelled"``,
-    ``"error"`` for a failed batch item); ``error`` holds the typed error when
+    ``"run_timeout"`` when ``AgentConfig.run_timeout`` passed, ``"error"`` for a
+    failed batch item); ``error`` holds the typed error when
     the run ended because of one. ``messages`` is the run's conversation: the
     input (after any remembered history), assistant turns and tool results.
     """

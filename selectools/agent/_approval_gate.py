@@ -114,6 +114,7 @@ def _review(ctx: RunContext, job: ToolJob, reason: str, verdict: PolicyResult | 
         )
         return
     timeout = (gate.approval_timeout if gate is not None else None) or config.approval_timeout
+    timeout = ctx.timeout_for(timeout) or timeout  # never past the run's deadline
     request = ApprovalRequest(
         name,
         job.call.parameters,

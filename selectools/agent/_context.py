@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from .._events import EVENTS
 from ..exceptions import CostWarning
 from ..observer import EventEmitter
+from ..providers.base import LLMRequest
 from ..trace import STEP_EVENTS, AgentTrace, StepType, TraceStep, now
 from ..types import AgentResult, Message, ToolCall
 from ..usage import AgentUsage, UsageStats
@@ -25,6 +27,9 @@ if TYPE_CHECKING:
     from .core import Agent
 
 __all__ = ["RunContext"]
+
+#: a model call cut to the deadline may fail this much before it (seconds)
+_DEADLINE_SLACK = 0.05
 
 
 class RunContext:
@@ -44,8 +49,10 @@ class RunContext:
     stream_handler: Callable[[str], None] | None = None
     cost_warned = False
     cancel_tokens: tuple[CancellationToken, ...] = ()
-    #: budgets or cancellation to check before each model call and tool batch
+    #: budgets, cancellation or a deadline to check before each model call and tool batch
     guarded = False
+    #: ``time.monotonic()`` by which the run must end (``AgentConfig.run_timeout``)
+    deadline: float | None = None
     structured_retries = 0
     denials: dict[tuple[str, str], str] | None = None
     trimmed: list[Message] | None = None
@@ -100,6 +107,49 @@ class RunContext:
             self.guarded = True
         elif config.max_total_tokens is not None or config.max_cost_usd is not None:
             self.guarded = True
+        if config.run_timeout is not None:
+            self.deadline = time.monotonic() + config.run_timeout
+            self.guarded = True
+
+    # -- the run's deadline --------------------------------------------------
+    def time_left(self) -> float | None:
+        """Seconds until ``run_timeout`` passes (``<= 0`` once it has), or ``None``."""
+        return None if self.deadline is None else self.deadline - time.monotonic()
+
+    def timed_out(self) -> bool:
+        """``run_timeout`` has passed (within the slack of a timer that just fired)."""
+        left = self.time_left()
+        return left is not None and left <= _DEADLINE_SLACK
+
+    def timeout_for(self, timeout: float | None) -> float | None:
+        """``timeout`` cut to the time the run has left (at least a moment, so it expires)."""
+        left = self.time_left()
+        if left is None:
+            return timeout
+        left = max(left, 0.01)
+        return left if timeout is None else min(timeout, left)
+
+    def model_request(
+        self,
+        model: str,
+        system_prompt: str,
+        messages: list[Message],
+        max_tokens: int,
+        tools: list[ToolLike] | None = None,
+        temperature: float = 0.0,
+    ) -> LLMRequest:
+        """A model call of this run: the agent-wide timeout, cut to the run's deadline."""
+        return LLMRequest(
+            model,
+            system_prompt,
+            messages,
+            tools,
+            temperature,
+            max_tokens,
+            self.timeout_for(self.config.request_timeout),
+            True,
+            self.deadline,
+        )
 
     def append(self, message: Message) -> None:
         """Add a message to the conversation (and to the agent's memory, if any)."""

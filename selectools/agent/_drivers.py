@@ -10,6 +10,8 @@ async tools called from it run on a private loop in a worker thread.
 
 from __future__ import annotations
 
+import contextvars
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -76,6 +78,63 @@ class StreamAccumulator:
         return message, usage
 
 
+#: a model call still running at the run's deadline is given up on this long after it
+#: (its own timeout, cut to the deadline, normally fires first and closes the connection)
+_DEADLINE_GRACE = 0.5
+
+
+def _deadline_error(ctx: RunContext) -> ProviderError:
+    return ProviderError(
+        f"the model call did not finish before run_timeout={ctx.config.run_timeout:g}s "
+        "(the server kept the response open) and was abandoned",
+        provider=getattr(ctx.provider, "name", "") or "",
+        retryable=True,
+    )
+
+
+def _complete_sync(ctx: RunContext, provider: Any, request: LLMRequest) -> Any:
+    """``complete``; with a ``run_timeout``, given up on at the deadline.
+
+    A blocking SDK call cannot be interrupted, and a server that sends its body a
+    byte at a time never trips a per-read timeout: the call runs in a worker
+    thread (context copied) and is abandoned when the run's time is up.
+    """
+    if ctx.deadline is None:
+        return complete(provider, request)
+    outcome: list[tuple[bool, Any]] = []
+    done = threading.Event()
+    context = contextvars.copy_context()
+
+    def work() -> None:
+        try:
+            outcome.append((True, context.run(complete, provider, request)))
+        except BaseException as exc:
+            outcome.append((False, exc))
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="selectools-llm-call", daemon=True).start()
+    if not done.wait(max(ctx.time_left() or 0.0, 0.0) + _DEADLINE_GRACE):
+        raise _deadline_error(ctx)
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return value
+
+
+async def _acomplete_by_deadline(ctx: RunContext, provider: Any, request: LLMRequest) -> Any:
+    """``acomplete``; with a ``run_timeout``, cancelled at the deadline."""
+    if ctx.deadline is None:
+        return await acomplete(provider, request)
+    import asyncio
+
+    wait = max(ctx.time_left() or 0.0, 0.0) + _DEADLINE_GRACE
+    try:
+        return await asyncio.wait_for(acomplete(provider, request), wait)
+    except asyncio.TimeoutError:
+        raise _deadline_error(ctx) from None
+
+
 def _text_callback(ctx: RunContext) -> Callable[[str], None]:
     handler = ctx.stream_handler
     emit = ctx.emitter.emit
@@ -93,11 +152,11 @@ def _call_llm_sync(ctx: RunContext, effect: CallLLM) -> tuple[Message, UsageStat
     token = bind_run(ctx.emitter)
     try:
         if not effect.stream:
-            return complete(effect.provider or ctx.provider, effect.request)
+            return _complete_sync(ctx, effect.provider or ctx.provider, effect.request)
         on_text = _text_callback(ctx)
         acc = StreamAccumulator()
         items = stream(ctx.provider, effect.request)
-        for item in _until_cancelled(ctx, items) if ctx.cancel_tokens else items:
+        for item in _until_cancelled(ctx, items) if _stoppable(ctx) else items:
             text = acc.add(item)
             if text:
                 on_text(text)
@@ -111,7 +170,7 @@ def _perform_sync(ctx: RunContext, effect: Any) -> Any:
     if kind is CallLLM:
         return _call_llm_sync(ctx, effect)
     if kind is RunTools:
-        return run_jobs_sync(effect.jobs, effect.parallel, effect.timeout)
+        return run_jobs_sync(effect.jobs, effect.parallel, effect.timeout, effect.deadline)
     if kind is Sleep:
         time.sleep(effect.seconds)
         return None
@@ -126,11 +185,13 @@ async def _call_llm_async(ctx: RunContext, effect: CallLLM) -> tuple[Message, Us
     token = bind_run(ctx.emitter)
     try:
         if not effect.stream:
-            return await acomplete(effect.provider or ctx.provider, effect.request)
+            return await _acomplete_by_deadline(
+                ctx, effect.provider or ctx.provider, effect.request
+            )
         on_text = _text_callback(ctx)
         acc = StreamAccumulator()
         items = astream(ctx.provider, effect.request)
-        async for item in _abound(ctx, items) if ctx.cancel_tokens else items:
+        async for item in _abound(ctx, items) if _stoppable(ctx) else items:
             text = acc.add(item)
             if text:
                 on_text(text)
@@ -144,7 +205,7 @@ async def _perform_async(ctx: RunContext, effect: Any) -> Any:
     if kind is CallLLM:
         return await _call_llm_async(ctx, effect)
     if kind is RunTools:
-        return await run_jobs_async(effect.jobs, effect.parallel, effect.timeout)
+        return await run_jobs_async(effect.jobs, effect.parallel, effect.timeout, effect.deadline)
     if kind is Sleep:
         import asyncio
 
@@ -159,7 +220,15 @@ async def _perform_async(ctx: RunContext, effect: Any) -> Any:
     raise TypeError(f"unknown effect {effect!r}")
 
 
+def _stoppable(ctx: RunContext) -> bool:
+    """A stream of this run may be cut: it has cancellation tokens or a deadline."""
+    return bool(ctx.cancel_tokens) or ctx.deadline is not None
+
+
 def _cancelled(ctx: RunContext) -> bool:
+    """A token fired, or ``run_timeout`` passed (a stream that drips is cut between chunks)."""
+    if ctx.deadline is not None and ctx.timed_out():
+        return True
     return any(token.cancelled for token in ctx.cancel_tokens)
 
 
@@ -173,7 +242,7 @@ def _stop_reading(items: Any) -> None:
 
 
 def _until_cancelled(ctx: RunContext, items: Iterator[Any]) -> Iterator[Any]:
-    """``items`` until a cancellation token fires (checked after each streamed item)."""
+    """``items`` until a token fires or the deadline passes (checked after each item)."""
     for item in items:
         yield item
         if _cancelled(ctx):
@@ -183,7 +252,7 @@ def _until_cancelled(ctx: RunContext, items: Iterator[Any]) -> Iterator[Any]:
 
 def _bound(ctx: RunContext, items: Iterator[Any]) -> Iterator[Any]:
     """Advance ``items`` with the run bound, but never across a yield to the consumer."""
-    cancellable = bool(ctx.cancel_tokens)
+    cancellable = _stoppable(ctx)
     while True:
         token = bind_run(ctx.emitter)
         try:
@@ -200,7 +269,7 @@ def _bound(ctx: RunContext, items: Iterator[Any]) -> Iterator[Any]:
 
 async def _abound(ctx: RunContext, items: AsyncIterator[Any]) -> AsyncIterator[Any]:
     iterator = items.__aiter__()
-    cancellable = bool(ctx.cancel_tokens)
+    cancellable = _stoppable(ctx)
     while True:
         token = bind_run(ctx.emitter)
         try:
@@ -237,7 +306,7 @@ def drive_sync(ctx: RunContext, program: Program) -> AgentResult:
                 # the common effect, performed inline (it is most of a run's overhead)
                 token = bind_run(ctx.emitter)
                 try:
-                    value = complete(effect.provider or ctx.provider, effect.request)
+                    value = _complete_sync(ctx, effect.provider or ctx.provider, effect.request)
                 finally:
                     unbind_run(token)
             else:

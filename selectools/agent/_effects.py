@@ -36,11 +36,16 @@ class CallLLM:
 
 @dataclass(slots=True)
 class RunTools:
-    """Run a batch of tool calls (concurrently when ``parallel``); returns their jobs."""
+    """Run a batch of tool calls (concurrently when ``parallel``); returns their jobs.
+
+    Each call gets ``timeout`` seconds, cut to what is left before ``deadline``
+    (``time.monotonic()``, the run's ``run_timeout``).
+    """
 
     jobs: list[ToolJob]
     parallel: bool
     timeout: float | None
+    deadline: float | None = None
 
 
 @dataclass(slots=True)

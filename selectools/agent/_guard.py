@@ -28,7 +28,7 @@ from ..guardrails._pipeline import GuardrailDecision
 from ..security import screen_output
 from ..trace import StepType, TraceStep, now
 from ..types import Message, Role
-from ._effects import CallLLM, LLMRequest
+from ._effects import CallLLM
 
 if TYPE_CHECKING:
     from ._context import RunContext
@@ -124,14 +124,11 @@ def check_coherence_of(ctx: RunContext, jobs: list[ToolJob]) -> Generator[Any, A
         if job.denied or job.failure is not None:
             continue
         started = now()
-        request = LLMRequest(
+        request = ctx.model_request(
             model,
             COHERENCE_INSTRUCTIONS,
             build_coherence_messages(request_text, job.name, job.call.parameters),
-            None,
-            0.0,
             120,
-            config.request_timeout,
         )
         usage = None
         try:

@@ -15,18 +15,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Generator
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from .._text import one_line
 from ..exceptions import ProviderError
+from ..providers.base import uses_native_tools
 from ..trace import StepType, TraceStep, now
-from ..types import AgentResult, Message, Role, ToolCall
+from ..types import AgentResult, Message, ReplyText, Role, ToolCall
 from ..usage import UsageStats
 from ._context import RunContext
-from ._effects import CallLLM, LLMRequest, RunTools, Sleep
+from ._effects import CallLLM, RunTools, Sleep
 from ._gate_check import needs_gate
-from ._limits import check_limits
+from ._limits import check_limits, deadline_stop
 from ._response_cache import cache_lookup, cache_store
+from ._retry import retry_delay
 from ._session import begin_turn, end_turn, report_session_load, save_session
 from ._summarize import summarize_trimmed
 from ._tool_jobs import ToolJob
@@ -93,18 +96,29 @@ def _program(ctx: RunContext) -> Program:
                 emit("on_iteration_start", ctx.iteration, ctx.history)
             response = yield from _call_model(ctx)
             if response is None:
+                if ctx.deadline is not None and ctx.timed_out():
+                    message, stop_reason = deadline_stop(ctx)
+                    break
                 text = f"Provider error: {ctx.error or 'unknown error'}"
                 message, stop_reason = Message(role=Role.ASSISTANT, content=text), "provider_error"
                 break
             content = response.content
             calls = (
                 _read_tool_calls(ctx, response)
-                # native calls, or (text-mode tools) calls written in the text as JSON
+                # native calls, or (text-mode tools: the prompt asked for TOOL_CALL) the text's
                 if response.tool_calls
-                or (ctx.tools and isinstance(content, str) and "{" in content)
+                or (
+                    ctx.tools
+                    and isinstance(content, str)
+                    and "{" in content
+                    and not uses_native_tools(ctx.provider)
+                )
                 else None
             )
             if not calls:
+                if ctx.stream and ctx.deadline is not None and ctx.timed_out():
+                    message, stop_reason = deadline_stop(ctx, response.text)  # the text was cut
+                    break
                 if ctx.stream and ctx.cancel_tokens:  # cancelled mid-stream: the text was cut
                     stop = check_limits(ctx, budgets=False)
                     if stop is not None:
@@ -114,7 +128,7 @@ def _program(ctx: RunContext) -> Program:
                 if ctx.response_format is not None:
                     stop_reason = _check_structured(ctx, response, ctx.response_format)
                     if stop_reason == "retry":
-                        emit("on_iteration_end", ctx.iteration, response)
+                        emit("on_iteration_end", ctx.iteration, ReplyText(response))
                         continue
                 if config.guardrails is not None:
                     from ._guard import guard_output
@@ -122,11 +136,11 @@ def _program(ctx: RunContext) -> Program:
                     response = guard_output(ctx, response)
                 ctx.append(response)
                 if emitter.active:
-                    emit("on_iteration_end", ctx.iteration, response)
+                    emit("on_iteration_end", ctx.iteration, ReplyText(response))
                 message = response
                 break
             if config.routing_only:
-                emit("on_iteration_end", ctx.iteration, response)
+                emit("on_iteration_end", ctx.iteration, ReplyText(response))
                 message, stop_reason = response, "routing"
                 break
             stop = yield from _tool_turn(ctx, response, calls)
@@ -170,7 +184,9 @@ def _tool_turn(
         yield from check_coherence_of(ctx, jobs)
     runnable = [job for job in jobs if not job.denied]
     if runnable:
-        yield RunTools(runnable, config.parallel_tool_execution, config.tool_timeout_seconds)
+        yield RunTools(
+            runnable, config.parallel_tool_execution, config.tool_timeout_seconds, ctx.deadline
+        )
         if config.screen_tool_output or ctx.screen_tools:
             from ._guard import screen_results
 
@@ -182,7 +198,7 @@ def _tool_turn(
     for job in jobs:
         ctx.append(Message.tool_reply(job.name, job.call_id, job.content, job.result, not job.ok))
     if ctx.emitter.active:
-        ctx.emitter.emit("on_iteration_end", ctx.iteration, response)
+        ctx.emitter.emit("on_iteration_end", ctx.iteration, ReplyText(response))
     if stop is not None:
         return stop
     for job in jobs:
@@ -251,14 +267,13 @@ def _call_model(ctx: RunContext) -> Generator[Any, Any, Message | None]:
     """One model turn with retries; ``None`` when every attempt failed."""
     config = ctx.config
     emitter = ctx.emitter
-    request = LLMRequest(
+    request = ctx.model_request(
         ctx.model,
         ctx.system_prompt,
         ctx.history,
+        config.max_tokens,
         ctx.tools or None,
         config.temperature,
-        config.max_tokens,
-        config.request_timeout,
     )
     cache = config.cache
     key = None
@@ -269,6 +284,8 @@ def _call_model(ctx: RunContext) -> Generator[Any, Any, Message | None]:
     attempt = 0
     while True:
         attempt += 1
+        if attempt > 1 and ctx.deadline is not None:
+            request = replace(request, timeout=ctx.timeout_for(config.request_timeout))
         started = now()
         if emitter.active:
             emitter.emit(
@@ -305,16 +322,34 @@ def _call_model(ctx: RunContext) -> Generator[Any, Any, Message | None]:
             usage.prompt_tokens,
             usage.completion_tokens,
             usage.cost_usd,
-            {"attempts": attempt} if attempt > 1 else {},
+            _llm_step_data(attempt, ctx.model, model),
         )
         ctx.trace.steps.append(step)
         if emitter.active:
             ctx.announce(
-                step, {"response": message, "usage": usage, "duration_ms": step.duration_ms}
+                step,
+                {
+                    "response": ReplyText(message),
+                    "usage": usage,
+                    "duration_ms": step.duration_ms,
+                },
             )
         if key is not None:
             yield from cache_store(ctx, cache, key, message, usage)
         return message
+
+
+def _llm_step_data(attempt: int, requested: str, answered: str) -> dict[str, Any]:
+    """An LLM step's extras: retries, and the model asked for when another one answered.
+
+    The step's ``model`` is the one that answered (the provider's usage);
+    OpenTelemetry's ``gen_ai.request.model`` and Langfuse's generation model
+    are the requested one (``request_model``, kept only when they differ).
+    """
+    data: dict[str, Any] = {"attempts": attempt} if attempt > 1 else {}
+    if requested and requested != answered:
+        data["request_model"] = requested
+    return data
 
 
 def _provider_failed(
@@ -330,16 +365,15 @@ def _provider_failed(
         status="error",
         error=str(error),
     )
-    if not error.retryable or attempt > config.max_retries:
+    backoff = retry_delay(config, error, attempt)
+    left = ctx.time_left()
+    if backoff is None or (left is not None and left <= backoff):
+        # not retryable, out of attempts, a Retry-After past the cap, or no time for another try
         ctx.error = error
         ctx.fail(
             "llm", error, f"provider failed after {attempt} attempt(s): {error}", attempts=attempt
         )
         return None
-    backoff = config.retry_backoff_seconds * attempt
-    if error.is_rate_limit:
-        cooldown = config.rate_limit_cooldown_seconds * attempt
-        backoff += max(cooldown, error.retry_after or 0.0)
     ctx.emitter.emit(
         "on_llm_retry", attempt, config.max_retries, error, backoff, iteration=ctx.iteration
     )

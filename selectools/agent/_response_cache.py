@@ -16,7 +16,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..trace import StepType, now
-from ..types import Message
+from ..types import Message, ReplyText
 from ..usage import UsageStats
 from ._effects import CallBlocking, LLMRequest
 
@@ -68,7 +68,7 @@ def cache_lookup(
         StepType.CACHE_HIT,
         started,
         f"{model}: cache hit ({usage.total_tokens} tokens replayed)",
-        {"response": message, "usage": usage, "cached": True},
+        {"response": ReplyText(message), "usage": usage, "cached": True},
         model=model,
         prompt_tokens=usage.prompt_tokens,
         completion_tokens=usage.completion_tokens,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..trace import StepType, now
 from ..types import Message, Role
-from ._effects import CallLLM, LLMRequest
+from ._effects import CallLLM
 
 if TYPE_CHECKING:
     from ._context import RunContext
@@ -66,14 +66,11 @@ def summarize_trimmed(ctx: RunContext) -> Generator[Any, Any, None]:
         else str(getattr(provider, "default_model", None) or ctx.model)
     )
     previous = memory.summary
-    request = LLMRequest(
+    request = ctx.model_request(
         model,
         _INSTRUCTIONS,
         [Message(role=Role.USER, content=_transcript(previous, trimmed))],
-        None,
-        0.0,
         config.summarize_max_tokens,
-        config.request_timeout,
     )
     started = now()
     try:

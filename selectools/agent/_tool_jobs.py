@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextvars
 import threading
+import time
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING
 
@@ -65,7 +66,13 @@ class ToolJob:
         self.lane = lane
         self.tool: ToolLike | None = ctx.tools_by_name.get(call.tool_name)
         self.failure: Exception | None = None
-        if self.tool is None:
+        if call.error is not None and not call.tool_name:  # unreadable text: no tool named
+            self.failure = ToolValidationError(
+                issue=f"Could not read the tool call: {call.error}",
+                suggestion='Write TOOL_CALL {"tool_name": "<name>", "parameters": {...}} '
+                "with valid JSON",
+            )
+        elif self.tool is None:
             self.failure = UnknownToolError(call.tool_name, list(ctx.tools_by_name))
         elif call.error is not None:
             self.failure = ToolValidationError(
@@ -289,35 +296,47 @@ async def _until_cancelled(pending: Awaitable[str], tokens: Tokens, name: str) -
     raise ToolCancelledError(name)
 
 
-def run_jobs_sync(jobs: list[ToolJob], parallel: bool, timeout: float | None) -> list[ToolJob]:
+def _cut(timeout: float | None, deadline: float | None) -> float | None:
+    """``timeout`` cut to what is left before ``deadline`` (the run's ``run_timeout``)."""
+    if deadline is None:
+        return timeout
+    left = max(deadline - time.monotonic(), 0.01)
+    return left if timeout is None else min(timeout, left)
+
+
+def run_jobs_sync(
+    jobs: list[ToolJob], parallel: bool, timeout: float | None, deadline: float | None = None
+) -> list[ToolJob]:
     """Run the batch; results stay in call order whatever order the calls finish in."""
     if parallel and len(jobs) > 1:
         from concurrent.futures import ThreadPoolExecutor
 
+        wait = _cut(timeout, deadline)
         with ThreadPoolExecutor(
             max_workers=len(jobs), thread_name_prefix="selectools-tool"
         ) as pool:
             futures = [
-                pool.submit(contextvars.copy_context().run, job.run_sync, timeout) for job in jobs
+                pool.submit(contextvars.copy_context().run, job.run_sync, wait) for job in jobs
             ]
             for future in futures:
                 future.result()
     else:
         for job in jobs:
-            job.run_sync(timeout)
+            job.run_sync(_cut(timeout, deadline))
     return jobs
 
 
 async def run_jobs_async(
-    jobs: list[ToolJob], parallel: bool, timeout: float | None
+    jobs: list[ToolJob], parallel: bool, timeout: float | None, deadline: float | None = None
 ) -> list[ToolJob]:
     if parallel and len(jobs) > 1:
         import asyncio
 
-        await asyncio.gather(*(job.run_async(timeout) for job in jobs))
+        wait = _cut(timeout, deadline)
+        await asyncio.gather(*(job.run_async(wait) for job in jobs))
     else:
         for job in jobs:
-            await job.run_async(timeout)
+            await job.run_async(_cut(timeout, deadline))
     return jobs
 
 

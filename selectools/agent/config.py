@@ -60,6 +60,10 @@ class AgentConfig:
     rate_limit_cooldown_seconds: float = 5.0
     request_timeout: float | None = 30.0
     tool_timeout_seconds: float | None = None
+    #: seconds the whole run may take, retries, tools and approvals included (None: no limit)
+    run_timeout: float | None = None
+    #: the longest server ``Retry-After`` waited for; a longer one ends the run with the error
+    max_retry_after_seconds: float = 60.0
     # cost management and budgets (a run stops once spend reaches a limit)
     cost_warning_threshold: float | None = None
     max_total_tokens: int | None = None
@@ -138,10 +142,14 @@ class AgentConfig:
         )
         _require(self.max_tokens > 0, "max_tokens must be > 0, got {!r}", self.max_tokens)
         _require(self.temperature >= 0, "temperature must be >= 0, got {!r}", self.temperature)
-        for knob in ("retry_backoff_seconds", "rate_limit_cooldown_seconds"):
+        for knob in (
+            "retry_backoff_seconds",
+            "rate_limit_cooldown_seconds",
+            "max_retry_after_seconds",
+        ):
             value = getattr(self, knob)
             _require(value >= 0, "{} must be >= 0, got {!r}", knob, value)
-        for knob in ("request_timeout", "tool_timeout_seconds"):
+        for knob in ("request_timeout", "tool_timeout_seconds", "run_timeout"):
             value = getattr(self, knob)
             _require(value is None or value > 0, "{} must be > 0 or None, got {!r}", knob, value)
         if not isinstance(self.observers, list):

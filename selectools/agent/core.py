@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from .._display import RichDisplay
 from ..parser import ToolCallParser
 from ..prompt import PromptBuilder
-from ..providers.base import AnyProvider, provider_label
+from ..providers.base import AnyProvider, provider_label, uses_native_tools
 from ..providers.stubs import LocalProvider
 from ..stability import stable
 from ..tools import ToolLike, ToolRegistry
@@ -198,9 +198,10 @@ class Agent(RichDisplay):
         return list(self._tools)
 
     def _build_system_prompt(self) -> str:
-        native = bool(getattr(self._provider, "supports_native_tools", False))
         return self.prompt_builder.build(
-            self._tools, system_prompt=self.config.system_prompt, native_tools=native
+            self._tools,
+            system_prompt=self.config.system_prompt,
+            native_tools=uses_native_tools(self._provider),
         )
 
     def _register(self, item: ToolLike | Callable[..., Any], *, replace_existing: bool) -> ToolLike:

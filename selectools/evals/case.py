@@ -14,6 +14,7 @@ from enum import Enum
 from typing import Any
 
 from ..exceptions import SelectoolsError
+from ..stability import stable
 
 __all__ = ["CaseResult", "CaseVerdict", "EvalError", "EvalFailure", "TestCase"]
 
@@ -31,6 +32,7 @@ class CaseVerdict(str, Enum):
     SKIP = "skip"
 
 
+@stable
 @dataclass
 class TestCase:
     """One prompt and the assertions to check on the agent's answer (only the set ones run)."""

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._storage import atomic_write_text
+from ..stability import stable
 from .case import CaseResult, CaseVerdict
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
 
 
+@stable
 class EvalReport:
     """Aggregated results of an eval run: accuracy, counts, cost, tokens, latency, exports."""
 

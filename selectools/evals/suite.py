@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..stability import stable
 from .case import CaseResult, CaseVerdict, EvalError, EvalFailure, TestCase
 from .evaluators import CaseRun, Evaluator, deterministic_evaluators
 from .llm_evaluators import JudgeReplyError
@@ -80,6 +81,7 @@ def fresh_agent(agent: Agent) -> Agent:
     return clone
 
 
+@stable
 class EvalSuite:
     """A set of test cases for one agent.
 

@@ -50,6 +50,8 @@ class FormatGuardrail(Guardrail):
                 value = json.loads(text)
             except ValueError as exc:
                 return self._result(False, content, f"Invalid JSON: {exc}")
+            except RecursionError:  # model text nested deeper than the interpreter's stack
+                return self._result(False, content, "Invalid JSON: nested too deeply to read")
             if self.required_keys:
                 if not isinstance(value, dict):
                     return self._result(

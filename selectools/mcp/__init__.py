@@ -9,7 +9,7 @@ is imported only when a connection is opened or a server is built.
 - :func:`mcp_tools` — ``with mcp_tools(config) as tools:``.
 - :class:`MultiMCPClient` — several servers, tool names prefixed by server.
 - :class:`MCPServer` — expose ``@tool`` functions as an MCP server.
-- :class:`MCPTool` — what the clients hand out: a ToolLike for ``Agent(tools=...)``.
+- :class:`MCPTool` — what the clients hand out: a :class:`~selectools.tools.Tool` for ``Agent(tools=...)``.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ import tempfile
 from collections.abc import Awaitable, Callable
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
+from .._jitter import jittered
 from ._breaker import CircuitBreaker
 from ._config import MCPServerConfig
 from ._errors import (
@@ -492,8 +493,8 @@ class MCPClient:
 
 
 async def _backoff(delay: float) -> None:
-    """The wait between two tries (one name, so tests can record the delays)."""
-    await asyncio.sleep(delay)
+    """The wait between two tries, jittered (one name, so tests can record the delays)."""
+    await asyncio.sleep(jittered(delay))
 
 
 def _is_fatal(exc: BaseException) -> bool:

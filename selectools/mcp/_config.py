@@ -30,8 +30,9 @@ class MCPServerConfig:
     ``name`` defaults to a readable name derived from the command's script
     (``math_server.py`` -> ``math_server``) or the URL's host. ``timeout``
     bounds the handshake and every call. A transport failure is retried up to
-    ``max_retries`` times, waiting ``retry_backoff * 2**attempt`` seconds
-    between tries (1 s, 2 s, 4 s with the default), reconnecting first when
+    ``max_retries`` times, waiting up to ``retry_backoff * 2**attempt`` seconds
+    between tries (1 s, 2 s, 4 s with the default; each wait is jittered down by
+    up to half so clients do not retry in lock-step), reconnecting first when
     ``auto_reconnect`` is on; a call already sent when the connection broke is
     only re-sent for tools the server marks read-only or idempotent, so a side
     effect is never repeated. After ``circuit_breaker_threshold`` failed calls

@@ -201,7 +201,7 @@ class Transcript:
         elif name == "on_llm_end":
             block = self._current()
             block.call = 0
-            self._set_text(block, data["response"].text)
+            self._set_text(block, data["response"])
         elif name == "on_llm_retry":
             block = self._current()
             block.call = 0

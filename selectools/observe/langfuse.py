@@ -12,8 +12,10 @@ Mapping (one Langfuse trace per run, its id the run id):
 ========================  ==========================================================
 ``on_run_start``          root span ``agent.run`` (trace name ``agent.run``), input
                           = the run's messages
-``on_llm_start``          generation ``llm.call``: ``model``, ``input`` (messages)
-``on_llm_end``            generation update: ``output``, ``usage_details``
+``on_llm_start``          generation ``llm.call``: ``model`` (the requested one), ``input``
+``on_llm_end``            generation update: ``output`` (the reply, with its tool
+                          calls), ``metadata.response_model`` (the model that answered),
+                          ``usage_details``
                           (input/output/total), ``cost_details`` (total), ended
 ``on_tool_start``         span named after the tool, ``input`` = the arguments
 ``on_tool_end``/``error`` span update: ``output`` (or the error), ``duration_ms``
@@ -154,14 +156,17 @@ class LangfuseObserver(AgentObserver):
         with self._lock:
             self._generations[run_id] = generation
 
-    def on_llm_end(self, run_id: str, response: Message, usage: UsageStats) -> None:
+    def on_llm_end(self, run_id: str, response: str, usage: UsageStats) -> None:
         with self._lock:
             generation = self._generations.pop(run_id, None)
         if generation is None:
             return
+        message = getattr(response, "message", None)  # a ReplyText from the agent
+        # ``model`` stays the requested one (set at on_llm_start, as OTel's
+        # gen_ai.request.model); the model that answered goes to the metadata
         generation.update(
-            output=response.to_dict(),
-            model=usage.model or None,
+            output=message.to_dict() if message is not None else str(response),
+            metadata={"response_model": usage.model} if usage.model else None,
             usage_details={
                 "input": usage.prompt_tokens,
                 "output": usage.completion_tokens,

@@ -187,7 +187,8 @@ class _Exporter:
                     attributes={
                         "gen_ai.operation.name": "chat",
                         "gen_ai.system": "selectools",
-                        "gen_ai.request.model": step.model or "",
+                        "gen_ai.request.model": step.request_model,
+                        "gen_ai.response.model": step.model or "",
                         "gen_ai.usage.input_tokens": step.prompt_tokens,
                         "gen_ai.usage.output_tokens": step.completion_tokens,
                         "gen_ai.usage.cost_usd": step.cost_usd,

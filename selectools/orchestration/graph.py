@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._display import RichDisplay
 from ..exceptions import GraphExecutionError
+from ..stability import beta
 from ..trace import AgentTrace, StepType, TraceStep, now
 from ..types import AgentResult, Message, Role
 from ..usage import AgentUsage, UsageStats
@@ -191,6 +192,7 @@ def _fingerprint(data: dict[str, Any]) -> int:
         return hash(repr(data))
 
 
+@beta
 class AgentGraph:
     """A directed graph of agents and functions (see the module docstring for how it runs)."""
 

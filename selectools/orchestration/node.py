@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._async_bridge import run_sync
 from ..exceptions import GraphExecutionError
+from ..stability import beta
 from ..trace import now
 from ..types import AgentResult, Message, Role
 from .primitives import ErrorPolicy, InterruptRequest
@@ -50,6 +51,7 @@ def node_kind(target: Any) -> str:
     )
 
 
+@beta
 class GraphNode:
     """One named step of a graph and how its input and output are shaped."""
 

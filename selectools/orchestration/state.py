@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import Any
 
+from ..stability import beta
 from ..types import AgentResult, Message, Role
 
 __all__ = ["STATE_KEY_LAST_OUTPUT", "ContextMode", "GraphState", "MergePolicy", "merge_states"]
@@ -38,6 +39,7 @@ class MergePolicy(str, Enum):
     APPEND = "append"
 
 
+@beta
 class GraphState:
     """Shared context of one graph run: messages, data, history, metadata and errors."""
 

@@ -26,6 +26,8 @@ def decode_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
     except json.JSONDecodeError as exc:
         shown = raw if len(raw) <= 200 else raw[:200] + "…"
         return {}, f"arguments are not valid JSON ({exc.msg}; char {exc.pos}): {shown}"
+    except RecursionError:  # the model's text decides the depth
+        return {}, "arguments are nested too deeply to read"
     if not isinstance(value, dict):
         return {}, f"arguments must be a JSON object, got {type(value).__name__}"
     return value, None

@@ -25,8 +25,10 @@ yields a half-built :class:`~selectools.types.ToolCall`.
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .base import LLMRequest, StreamItem, estimate_usage
@@ -37,6 +39,9 @@ if TYPE_CHECKING:
     from ..usage import UsageStats
 
 __all__ = ["RequestProvider", "StreamState", "VendorProvider", "finished_items"]
+
+#: a request past its deadline still gets this long (seconds), so it fails as a timeout
+_LEAST_TIMEOUT = 0.01
 
 
 class StreamState(Protocol):
@@ -179,19 +184,24 @@ class VendorProvider(RequestProvider):
 
     label: str = ""
     supports_native_tools = True
+    #: the ``timeout=`` the provider was built with (seconds per request), if any
+    timeout: float | None = None
 
     def _model_request(self, request: LLMRequest) -> LLMRequest:
-        if request.model:
+        """The request with the default model filled in and its timeout resolved.
+
+        A timeout passed to this call wins, then the provider's own ``timeout``,
+        then the agent-wide default; the result is cut to the run's deadline.
+        """
+        timeout = request.timeout
+        if self.timeout is not None and (timeout is None or request.timeout_is_default):
+            timeout = self.timeout
+        if request.deadline is not None:
+            left = max(request.deadline - time.monotonic(), _LEAST_TIMEOUT)
+            timeout = left if timeout is None else min(timeout, left)
+        if request.model and timeout == request.timeout:
             return request
-        return LLMRequest(
-            self.default_model or "",
-            request.system_prompt,
-            request.messages,
-            request.tools,
-            request.temperature,
-            request.max_tokens,
-            request.timeout,
-        )
+        return replace(request, model=request.model or self.default_model or "", timeout=timeout)
 
     def _complete(self, request: LLMRequest) -> tuple[Message, UsageStats]:
         request = self._model_request(request)

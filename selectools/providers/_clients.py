@@ -194,6 +194,7 @@ class SDKProvider(VendorProvider):
             )
         self._secret = Secret(key or "")
         self.base_url = base_url or env_value(f"{self._spec.upper()}_BASE_URL")
+        self.timeout = timeout
         options = {"api_key": key or "unused", "max_retries": 0, **options}
         if self.base_url:
             options["base_url"] = self.base_url

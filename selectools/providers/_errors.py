@@ -167,8 +167,9 @@ def timeout_error(
 ) -> ProviderError:
     after = f" after {timeout:g}s" if timeout else ""
     return _make(
-        f"{label} failed: the request timed out{after} (raise AgentConfig.request_timeout "
-        "if the model needs longer)",
+        f"{label} failed: the request timed out{after} (if the model needs longer, raise the "
+        "provider's timeout=, or AgentConfig.request_timeout when the provider sets none; "
+        "AgentConfig.run_timeout bounds the whole run)",
         provider,
         secret,
         status_code=None,

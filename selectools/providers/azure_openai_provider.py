@@ -18,6 +18,7 @@ from typing import Any
 
 from .._env import env_value
 from ..exceptions import ProviderConfigurationError
+from ..stability import beta
 from ._clients import require
 from ._secret import Secret
 from ._specs import SPECS
@@ -26,6 +27,7 @@ from .openai_provider import OpenAIProvider
 __all__ = ["AzureOpenAIProvider"]
 
 
+@beta
 class AzureOpenAIProvider(OpenAIProvider):
     """OpenAI chat models on Azure; see the module docstring for settings."""
 
@@ -60,14 +62,16 @@ class AzureOpenAIProvider(OpenAIProvider):
                 "AzureOpenAI",
                 "endpoint (https://<resource>.openai.azure.com)",
                 "AZURE_OPENAI_ENDPOINT",
-                hint="Or pass AzureOpenAIProvider(azure_endpoint='https://...').",
+                argument="azure_endpoint",
+                example="https://<resource>.openai.azure.com",
             )
         if not deployment:
             raise ProviderConfigurationError(
                 "AzureOpenAI",
                 "deployment name",
                 "AZURE_OPENAI_DEPLOYMENT",
-                hint="Or pass AzureOpenAIProvider(azure_deployment='your-deployment').",
+                argument="azure_deployment",
+                example="your-deployment-name",
             )
         key = api_key or (None if azure_ad_token else env_value(self._key_env))
         if not key and not azure_ad_token and not injected:
@@ -93,6 +97,7 @@ class AzureOpenAIProvider(OpenAIProvider):
             options["api_key"] = key
         if timeout is not None:
             options["timeout"] = timeout
+        self.timeout = timeout
         self._bind_clients(
             lambda http: self._sdk.AzureOpenAI(**options, http_client=http),
             lambda http: self._sdk.AsyncAzureOpenAI(**options, http_client=http),

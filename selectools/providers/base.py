@@ -39,6 +39,7 @@ __all__ = [
     "estimate_tokens",
     "estimate_usage",
     "provider_label",
+    "uses_native_tools",
 ]
 
 StreamItem = str | ToolCall | UsageStats
@@ -49,7 +50,12 @@ _T = TypeVar("_T")
 class LLMRequest:
     """One provider call: the keyword arguments of ``complete``/``stream`` as a value.
 
-    ``model`` may be ``""`` for "the provider's default model".
+    ``model`` may be ``""`` for "the provider's default model". ``timeout`` is
+    what a keyword provider receives; ``timeout_is_default`` marks it as the
+    agent-wide ``AgentConfig.request_timeout``, which a provider's own
+    ``timeout=`` overrides (the more specific setting wins). ``deadline`` is the
+    ``time.monotonic()`` by which the call must end (``AgentConfig.run_timeout``);
+    every timeout is cut to it.
     """
 
     model: str
@@ -59,6 +65,8 @@ class LLMRequest:
     temperature: float = 0.0
     max_tokens: int = 1000
     timeout: float | None = None
+    timeout_is_default: bool = False
+    deadline: float | None = None
 
     def call(self, method: Callable[..., _T]) -> _T:
         """``method(**self.kwargs())`` without building the dict: how a keyword provider is called.
@@ -162,6 +170,14 @@ def estimate_usage(
         model=model,
         provider=provider,
     )
+
+
+def uses_native_tools(provider: Any) -> bool:
+    """Whether the agent passes tools through ``tools=`` and reads calls from ``tool_calls``.
+
+    Otherwise the prompt carries the text contract and calls are parsed from the text.
+    """
+    return bool(getattr(provider, "supports_native_tools", False))
 
 
 def provider_label(provider: Any) -> str:

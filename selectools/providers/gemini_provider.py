@@ -106,6 +106,7 @@ class GeminiProvider(HTTPProvider):
         self.api_version = api_version.strip("/")
         self.base_url = gemini_base_url(base_url)
         self._secret = Secret(key)
+        self.timeout = timeout
         self._http = HTTPTransport(
             provider=self.name,
             extra="gemini",

@@ -72,6 +72,7 @@ class OllamaProvider(_OpenAICompatibleBase, HTTPProvider):
         self.default_model = model or default_model
         self.host = normalize_host(host or env_value("OLLAMA_HOST") or DEFAULT_HOST)
         self.keep_alive = keep_alive
+        self.timeout = timeout
         self._http = HTTPTransport(
             provider=self.name,
             extra="ollama",

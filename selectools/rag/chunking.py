@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from ..stability import stable
 from .document import Document
 
 __all__ = ["RecursiveTextSplitter", "SemanticChunker", "TextSplitter"]
@@ -72,6 +73,7 @@ class _Splitter:
         return [c for c in chunks if c.strip()]
 
 
+@stable
 class TextSplitter(_Splitter):
     """Split on ``separator`` (paragraphs by default), merging pieces up to ``chunk_size`` characters."""
 

@@ -20,6 +20,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..stability import stable
 from .document import Document
 from .errors import DocumentLoadError, DocumentNotFoundError, require_extra
 
@@ -120,6 +121,7 @@ def html_to_text(html: str) -> tuple[str, str]:
     return parser.title.strip(), parser.text()
 
 
+@stable
 class DocumentLoader:
     """Loaders returning ``list[Document]`` (all static methods)."""
 

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..stability import stable
 from .chunking import TextSplitter
 from .document import Document, SearchResult, SearchResults
 from .loaders import DocumentLoader
@@ -155,6 +156,7 @@ class HybridSearchTool(_KnowledgeTool):
         return self.searcher.search(query, top_k=self.top_k, filter=filter)
 
 
+@stable
 class RAGAgent:
     """Build an ``Agent`` that answers from your documents (see the module docstring)."""
 

@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._progress import progress_bar
+from ..stability import stable
 from .document import Document, SearchResult, SearchResults
 from .errors import DimensionMismatchError, RAGError, UnknownVectorStoreError
 
@@ -77,6 +78,7 @@ def _check_filter(filter: Any) -> dict[str, Any] | None:
     return dict(filter)
 
 
+@stable
 class VectorStore(ABC):
     """Documents with vectors, searched by cosine similarity. See the module docstring."""
 

@@ -43,6 +43,8 @@ _SCALARS: dict[str, tuple[type, ...]] = {
     "retry_backoff_seconds": (int, float),
     "request_timeout": (int, float),
     "tool_timeout_seconds": (int, float),
+    "run_timeout": (int, float),
+    "max_retry_after_seconds": (int, float),
     "max_cost_usd": (int, float),
     "max_total_tokens": (int,),
     "cost_warning_threshold": (int, float),

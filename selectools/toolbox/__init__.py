@@ -5,8 +5,8 @@ category. They are regular :class:`~selectools.tools.Tool` objects, safe by
 default:
 
 * file tools (and ``process_csv_stream``) are confined to one root directory —
-  the working directory unless ``root=`` says otherwise; ``read_only=True``
-  refuses writes;
+  the working directory unless ``root=`` says otherwise (``root=None``: no
+  confinement, for trusted use); ``read_only=True`` refuses writes;
 * web tools refuse private, loopback, link-local and cloud-metadata addresses
   (after DNS and on every redirect) unless ``net=NetPolicy(...)`` allows them;
 * ``web_search`` sends queries to the backend ``search=SearchConfig(...)``
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 
-from .._net_guard import BlockedURLError, NetPolicy
+from .._net_guard import BlockedURLError, FetchTimeoutError, NetPolicy
 from ..tools import Tool
 from . import data_tools, datetime_tools, file_tools, text_tools, web_tools
 from ._errors import (
@@ -38,6 +38,7 @@ from .web_tools import SearchConfig
 __all__ = [
     "CATEGORIES",
     "BlockedURLError",
+    "FetchTimeoutError",
     "FileSandbox",
     "HTTPStatusError",
     "NetPolicy",
@@ -57,14 +58,15 @@ CATEGORIES = ("file", "web", "data", "datetime", "text")
 def get_tools_by_category(
     category: str,
     *,
-    root: str | os.PathLike[str] | None = None,
+    root: str | os.PathLike[str] | None = ".",
     read_only: bool = False,
     net: NetPolicy | None = None,
     search: SearchConfig | None = None,
 ) -> list[Tool]:
     """The tools of one category: ``"file"``, ``"web"``, ``"data"``, ``"datetime"`` or ``"text"``.
 
-    ``root`` / ``read_only`` confine the file tools (and ``process_csv_stream``);
+    ``root`` / ``read_only`` confine the file tools (and ``process_csv_stream``):
+    default ``"."``, the working directory at call time; ``root=None`` for no confinement.
     ``net`` is the web tools' network policy; ``search`` the ``web_search`` backend.
     An unknown category raises ``ValueError``.
     """
@@ -73,8 +75,7 @@ def get_tools_by_category(
     if category == "web":
         return web_tools.make_web_tools(net, search)
     if category == "data":
-        sandbox = FileSandbox(root, read_only=read_only)
-        return data_tools.make_data_tools(sandbox if root is not None or read_only else None)
+        return data_tools.make_data_tools(FileSandbox(root, read_only=read_only))
     if category == "datetime":
         return [
             datetime_tools.get_current_time,
@@ -99,7 +100,7 @@ def get_tools_by_category(
 
 def get_all_tools(
     *,
-    root: str | os.PathLike[str] | None = None,
+    root: str | os.PathLike[str] | None = ".",
     read_only: bool = False,
     net: NetPolicy | None = None,
     search: SearchConfig | None = None,

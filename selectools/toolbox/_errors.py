@@ -38,7 +38,9 @@ class PathEscapeError(ToolboxError, PermissionError):
         self.reason = reason
         super().__init__(
             f"Refused path {path!r}: {reason}. File tools are confined to {root}; "
-            "use a path relative to that directory (e.g. 'notes/todo.txt')."
+            "use a path relative to that directory (e.g. 'notes/todo.txt'). "
+            "To confine them elsewhere, build them with get_all_tools(root=...) or "
+            "make_file_tools(root=...); root=None turns confinement off."
         )
 
     def __reduce__(self) -> tuple[Any, ...]:

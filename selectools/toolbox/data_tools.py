@@ -36,6 +36,8 @@ def _loads(text: str, what: str = "json_string") -> Any:
         raise ValueError(
             f"{what} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
         ) from None
+    except RecursionError:  # the model chose the text: any depth is possible
+        raise ValueError(f"{what} is nested too deeply to read") from None
 
 
 def _cell(value: Any) -> str:
@@ -203,10 +205,8 @@ def process_csv_stream(
         encoding: Text encoding of the file.
     """
     box = _sandbox if _sandbox is not None else DEFAULT_SANDBOX
-    real = box.resolve(filepath)
-    if not real.is_file():
-        raise FileNotFoundError(f"No such file: {filepath!r} (relative to the tools' root)")
-    with os.fdopen(box.open_read(real), "r", encoding=encoding, newline="") as handle:
+    fd, _ = box.open_file(filepath)
+    with os.fdopen(fd, "r", encoding=encoding, newline="") as handle:
         for number, row in enumerate(csv.DictReader(handle, delimiter=delimiter), 1):
             yield f"Row {number}: {json.dumps(row, ensure_ascii=False)}\n"
 
@@ -223,4 +223,6 @@ _TOOLS = (
 
 def make_data_tools(sandbox: FileSandbox | None = None) -> list[Tool]:
     """The data tools; ``process_csv_stream`` confined by ``sandbox`` (default: working directory)."""
+    if sandbox is None or sandbox == DEFAULT_SANDBOX:
+        return list(_TOOLS)
     return [bind(t, _sandbox=sandbox) if t is process_csv_stream else t for t in _TOOLS]

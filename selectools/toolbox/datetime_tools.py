@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone as dt_timezone
 
-from ..tools import tool
+from ..tools import Tool, ToolParameter, tool
 
 __all__ = [
     "DATE_FORMATS",
@@ -130,7 +130,9 @@ def time_difference(start_date: str, end_date: str, unit: str = "days") -> str:
         "unit": {"enum": ["days", "weeks", "hours", "minutes", "seconds"]},
     }
 )
-def date_arithmetic(date: str, operation: str = "add", *, value: float, unit: str = "days") -> str:
+def date_arithmetic(
+    date: str, operation: str = "add", value: float | None = None, unit: str = "days"
+) -> str:
     """Add or subtract an amount of time to a date.
 
     Args:
@@ -139,6 +141,8 @@ def date_arithmetic(date: str, operation: str = "add", *, value: float, unit: st
         value: How many units to add or subtract.
         unit: "days", "weeks", "hours", "minutes" or "seconds".
     """
+    if value is None:
+        raise TypeError("date_arithmetic() needs value=: how many units to add or subtract")
     if operation not in ("add", "subtract"):
         raise ValueError(f"operation must be 'add' or 'subtract', got {operation!r}")
     if unit not in _UNITS:
@@ -152,3 +156,20 @@ def date_arithmetic(date: str, operation: str = "add", *, value: float, unit: st
         "seconds",
     )
     return result.strftime("%Y-%m-%d %H:%M:%S" if has_time else "%Y-%m-%d")
+
+
+def _required(made: Tool, name: str, param_type: type) -> Tool:
+    """``made`` with parameter ``name`` required in the model's schema.
+
+    ``date_arithmetic`` takes its parameters in the TOOLBOX page's order
+    (``date, operation="add", value, unit="days"``), so ``value`` needs a
+    Python default after the defaulted ``operation``; the model must still send it.
+    """
+    parameters = [
+        ToolParameter(p.name, param_type, p.description, required=True) if p.name == name else p
+        for p in made.parameters
+    ]
+    return Tool(made.name, made.description, parameters, made.function)
+
+
+date_arithmetic = _required(date_arithmetic, "value", float)

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import stat
 from collections.abc import Iterator
-from pathlib import Path
 
 from ..tools import Tool, tool
 from ._bind import bind
 from ._errors import ToolboxError
-from ._sandbox import DEFAULT_SANDBOX, FileSandbox
+from ._sandbox import DEFAULT_SANDBOX, Dir, FileSandbox
 
 __all__ = [
     "file_exists",
@@ -34,15 +34,6 @@ def _box(sandbox: FileSandbox | None) -> FileSandbox:
     return sandbox if sandbox is not None else DEFAULT_SANDBOX
 
 
-def _existing_file(box: FileSandbox, filepath: str) -> Path:
-    real = box.resolve(filepath)
-    if not real.exists():
-        raise FileNotFoundError(f"No such file: {filepath!r} (relative to the tools' root)")
-    if real.is_dir():
-        raise IsADirectoryError(f"{filepath!r} is a directory; use list_dir or list_files")
-    return real
-
-
 @tool
 def read_file(
     filepath: str, encoding: str = "utf-8", *, _sandbox: FileSandbox | None = None
@@ -54,14 +45,13 @@ def read_file(
         encoding: Text encoding of the file.
     """
     box = _box(_sandbox)
-    real = _existing_file(box, filepath)
-    size = real.stat().st_size
-    if size > box.max_read_bytes:
-        raise ToolboxError(
-            f"{filepath!r} is {size} bytes, more than read_file returns at once "
-            f"({box.max_read_bytes}); use read_file_stream to read it line by line"
-        )
-    with os.fdopen(box.open_read(real), "r", encoding=encoding) as handle:
+    fd, info = box.open_file(filepath)
+    with os.fdopen(fd, "r", encoding=encoding) as handle:
+        if info.st_size > box.max_read_bytes:
+            raise ToolboxError(
+                f"{filepath!r} is {info.st_size} bytes, more than read_file returns at once "
+                f"({box.max_read_bytes}); use read_file_stream to read it line by line"
+            )
         return handle.read()
 
 
@@ -85,30 +75,57 @@ def write_file(
     if mode not in ("w", "a"):
         raise ValueError(f"mode must be 'w' (overwrite) or 'a' (append), got {mode!r}")
     box = _box(_sandbox)
-    real = box.resolve(filepath)
-    box.write_text(real, content, encoding=encoding, append=mode == "a")
+    shown = box.write_text(filepath, content, encoding=encoding, append=mode == "a")
     verb = "Appended" if mode == "a" else "Wrote"
-    return f"{verb} {len(content)} characters to {box.display(real)}"
+    return f"{verb} {len(content)} characters to {shown}"
 
 
-def _walk(box: FileSandbox, top: Path, recursive: bool, show_hidden: bool) -> Iterator[Path]:
-    """Files under ``top``; symlinks are listed only when they stay inside the root."""
-    root = box.root_path()
-    for dirpath, dirnames, filenames in os.walk(top, followlinks=False):
-        if not show_hidden:
-            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        dirnames.sort()
-        for name in sorted(filenames):
-            if not show_hidden and name.startswith("."):
-                continue
-            path = Path(dirpath, name)
-            real = os.path.realpath(path)
-            if real != root and not real.startswith(root + os.sep):
-                continue  # a link pointing out of the root is not the model's to see
-            if os.path.isfile(real):
-                yield path
-        if not recursive:
-            return
+def _walk(box: FileSandbox, directory: str, recursive: bool, show_hidden: bool) -> Iterator[str]:
+    """Display paths of the files under ``directory``, walked by descriptor (``os.fwalk``).
+
+    Symlinks are listed only when the walk resolves them, inside the root, to a file.
+    """
+    top, shown_top = box.open_dir(directory)
+    try:
+        for dirpath, dirnames, filenames, here in _fwalk(top):
+            if not show_hidden:
+                dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+            dirnames.sort()
+            prefix = os.path.normpath(os.path.join(shown_top, dirpath)).replace(os.sep, "/")
+            for name in sorted(filenames):
+                if not show_hidden and name.startswith("."):
+                    continue
+                shown = name if prefix == "." else f"{prefix}/{name}"
+                path, dir_fd = here.at(name)
+                info = os.stat(path, dir_fd=dir_fd, follow_symlinks=False)
+                if stat.S_ISLNK(info.st_mode):
+                    try:
+                        target, _ = box.stat(shown)
+                    except (OSError, ToolboxError):
+                        continue  # a link pointing out of the root is not the model's to see
+                    if target is None or not stat.S_ISREG(target.st_mode):
+                        continue
+                elif not stat.S_ISREG(info.st_mode):
+                    continue
+                yield shown
+            if not recursive:
+                return
+    finally:
+        top.close()
+
+
+def _fwalk(top: Dir) -> Iterator[tuple[str, list[str], list[str], Dir]]:
+    """``os.fwalk`` from an open directory (``os.walk`` on its path where there is no fwalk)."""
+    if top.fd is not None:
+        for dirpath, dirnames, filenames, fd in os.fwalk(".", dir_fd=top.fd, follow_symlinks=False):
+            yield dirpath, dirnames, filenames, Dir(fd, os.path.join(top.path, dirpath))
+        return
+    for dirpath, dirnames, filenames in os.walk(top.path, followlinks=False):
+        rel = os.path.relpath(dirpath, top.path)
+        # os.walk counts a symlink to a directory as a directory: list it as a name instead
+        links = [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]
+        dirnames[:] = [d for d in dirnames if d not in links]
+        yield rel, dirnames, filenames + links, Dir(None, dirpath)
 
 
 @tool
@@ -134,16 +151,14 @@ def list_files(
             "put the folder in directory= and use recursive=True for subfolders"
         )
     box = _box(_sandbox)
-    top = box.resolve(directory)
-    if not top.is_dir():
-        raise NotADirectoryError(f"{directory!r} is not a directory")
     found = [
-        box.display(p)
-        for p in _walk(box, top, recursive, show_hidden)
-        if fnmatch.fnmatchcase(p.name, pattern)
+        p
+        for p in _walk(box, directory, recursive, show_hidden)
+        if fnmatch.fnmatchcase(p.rsplit("/", 1)[-1], pattern)
     ]
     if not found:
-        return f"No files matching {pattern!r} in {box.display(top)}"
+        _, top = box.stat(directory)
+        return f"No files matching {pattern!r} in {top}"
     return "\n".join(found)
 
 
@@ -154,13 +169,15 @@ def file_exists(path: str, *, _sandbox: FileSandbox | None = None) -> str:
     Args:
         path: Path to check, relative to the tools' root directory.
     """
-    box = _box(_sandbox)
-    real = box.resolve(path)
-    if real.is_dir():
+    try:
+        info, _ = _box(_sandbox).stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        info = None
+    if info is None:
+        return f"False: {path} does not exist"
+    if stat.S_ISDIR(info.st_mode):
         return f"True: {path} is a directory"
-    if real.exists():
-        return f"True: {path} is a file ({real.stat().st_size} bytes)"
-    return f"False: {path} does not exist"
+    return f"True: {path} is a file ({info.st_size} bytes)"
 
 
 @tool
@@ -173,9 +190,8 @@ def read_file_stream(
         filepath: Path of the file, relative to the tools' root directory.
         encoding: Text encoding of the file.
     """
-    box = _box(_sandbox)
-    real = _existing_file(box, filepath)
-    with os.fdopen(box.open_read(real), "r", encoding=encoding, newline="") as handle:
+    fd, _ = _box(_sandbox).open_file(filepath)
+    with os.fdopen(fd, "r", encoding=encoding, newline="") as handle:
         yield from handle
 
 
@@ -186,23 +202,24 @@ def list_dir(path: str = ".", *, _sandbox: FileSandbox | None = None) -> str:
     Args:
         path: Directory to list, relative to the tools' root directory.
     """
-    box = _box(_sandbox)
-    top = box.resolve(path)
-    if not top.is_dir():
-        raise NotADirectoryError(f"{path!r} is not a directory")
+    top, shown = _box(_sandbox).open_dir(path)
     dirs: list[str] = []
     files: list[str] = []
-    with os.scandir(top) as entries:
-        for entry in entries:
-            if entry.is_symlink():
-                files.append(f"{entry.name} (symlink)")
-            elif entry.is_dir():
-                dirs.append(entry.name + "/")
-            else:
-                files.append(f"{entry.name} ({entry.stat().st_size} bytes)")
+    try:
+        with os.scandir(top.fd if top.fd is not None else top.path) as entries:
+            for entry in entries:
+                if entry.is_symlink():
+                    files.append(f"{entry.name} (symlink)")
+                elif entry.is_dir(follow_symlinks=False):
+                    dirs.append(entry.name + "/")
+                else:
+                    size = entry.stat(follow_symlinks=False).st_size
+                    files.append(f"{entry.name} ({size} bytes)")
+    finally:
+        top.close()
     lines = sorted(dirs) + sorted(files)
     if not lines:
-        return f"{box.display(top)} is empty"
+        return f"{shown} is empty"
     return "\n".join(lines)
 
 
@@ -210,12 +227,15 @@ _TOOLS = (read_file, write_file, list_files, file_exists, read_file_stream, list
 
 
 def make_file_tools(
-    root: str | os.PathLike[str] | None = None,
+    root: str | os.PathLike[str] | None = ".",
     *,
     read_only: bool = False,
     max_read_bytes: int = 1_000_000,
 ) -> list[Tool]:
-    """The file tools confined to ``root`` (default: the working directory at call time).
+    """The file tools confined to ``root`` (default ``"."``: the working directory at call time).
+
+    ``root=None`` turns confinement off: any path the process can open, absolute
+    ones included (for trusted use only).
 
     ``read_only=True`` makes ``write_file`` refuse; ``max_read_bytes`` caps
     what ``read_file`` returns at once.

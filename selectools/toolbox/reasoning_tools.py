@@ -31,6 +31,7 @@ STOP_MESSAGE = (
 )
 
 
+@beta
 @dataclass(frozen=True)
 class ReasoningStep:
     """One recorded step: ``index`` counts from 1 across think and analyze."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from .._untrusted_regex import UntrustedPattern
 from ..tools import tool
 
 __all__ = [
@@ -20,13 +21,6 @@ _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za
 _URL = re.compile(r"\b(?:https?|ftp)://[^\s<>\"'`]+|\bwww\.[^\s<>\"'`]+", re.IGNORECASE)
 _WORDS = re.compile(r"[A-Za-z0-9]+")
 _TRAILING = ".,;:!?)]}'\""
-
-
-def _compile(pattern: str, case_sensitive: bool) -> re.Pattern[str]:
-    try:
-        return re.compile(pattern, 0 if case_sensitive else re.IGNORECASE)
-    except re.error as exc:
-        raise ValueError(f"Invalid regular expression {pattern!r}: {exc}") from None
 
 
 def _unique(items: list[str]) -> list[str]:
@@ -72,7 +66,7 @@ def search_text(
         case_sensitive: Match case exactly.
         return_matches: List the matches with their positions, not just their number.
     """
-    found = list(_compile(pattern, case_sensitive).finditer(text))
+    found = UntrustedPattern(pattern, ignore_case=not case_sensitive).finditer(text)
     if not found:
         return f"No matches for {pattern!r}"
     head = f"Found {len(found)} match{'es' if len(found) != 1 else ''}"
@@ -103,10 +97,8 @@ def replace_text(
     """
     if max_replacements < 0:
         raise ValueError("max_replacements must be 0 (all) or a positive number")
-    try:
-        return _compile(pattern, case_sensitive).sub(replacement, text, count=max_replacements)
-    except re.error as exc:
-        raise ValueError(f"Invalid replacement {replacement!r}: {exc}") from None
+    matcher = UntrustedPattern(pattern, ignore_case=not case_sensitive)
+    return matcher.sub(replacement, text, count=max_replacements)
 
 
 @tool

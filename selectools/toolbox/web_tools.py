@@ -5,6 +5,9 @@ Every request (and every redirect hop) goes through
 and cloud-metadata addresses are refused unless a
 :class:`~selectools._net_guard.NetPolicy` allows them explicitly. JSON
 responses are pretty-printed; other text is truncated to 5000 characters.
+A tool's ``timeout`` is a total deadline for the whole request, and the model
+cannot raise it past the policy's cap (``NetPolicy.max_timeout``,
+:data:`MAX_TIMEOUT_SECONDS` = 30 s unless configured).
 
 ``web_search`` talks to a search API at a configurable base URL
 (:class:`SearchConfig`): the Brave Search API (``BRAVE_API_KEY``) or a SearXNG
@@ -20,13 +23,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .._net_guard import FetchResult, NetPolicy, guarded_request
+from .._net_guard import (
+    MAX_TIMEOUT_SECONDS,
+    FetchResult,
+    NetPolicy,
+    checked_timeout,
+    guarded_request,
+)
 from ..tools import Tool, tool
 from ._bind import bind
 from ._errors import HTTPStatusError, ToolboxConfigError
 
 __all__ = [
     "MAX_TEXT_CHARS",
+    "MAX_TIMEOUT_SECONDS",
     "SearchConfig",
     "http_get",
     "http_post",
@@ -63,6 +73,11 @@ def _parse_headers(headers: str | None) -> dict[str, str]:
     return {str(k): str(v) for k, v in value.items()}
 
 
+def _deadline(timeout: Any, net: NetPolicy | None) -> float:
+    """The model's timeout, checked and cut to the policy's cap."""
+    return checked_timeout(timeout, (net or NetPolicy()).max_timeout)
+
+
 def _render(result: FetchResult) -> str:
     """The body as the model sees it: pretty JSON, or text capped at MAX_TEXT_CHARS."""
     text = result.text
@@ -94,11 +109,11 @@ def http_get(
     Args:
         url: The http:// or https:// URL to fetch.
         headers: Optional request headers as a JSON object string.
-        timeout: Seconds to wait for the server.
+        timeout: Seconds the whole request may take (capped by the tool's configuration).
     """
     _require_httpx()
     result = guarded_request(
-        "GET", url, policy=_net, headers=_parse_headers(headers), timeout=timeout
+        "GET", url, policy=_net, headers=_parse_headers(headers), timeout=_deadline(timeout, _net)
     )
     return _render(result)
 
@@ -118,15 +133,16 @@ def http_post(
         url: The http:// or https:// URL to post to.
         data: The request body as a JSON string.
         headers: Optional request headers as a JSON object string.
-        timeout: Seconds to wait for the server.
+        timeout: Seconds the whole request may take (capped by the tool's configuration).
     """
     _require_httpx()
+    deadline = _deadline(timeout, _net)
     try:
         body = json.loads(data)
     except json.JSONDecodeError as exc:
         raise ValueError(f"data must be a JSON string: {exc}") from None
     result = guarded_request(
-        "POST", url, policy=_net, headers=_parse_headers(headers), json=body, timeout=timeout
+        "POST", url, policy=_net, headers=_parse_headers(headers), json=body, timeout=deadline
     )
     return _render(result)
 
@@ -182,6 +198,7 @@ class SearchConfig:
                 policy=policy,
                 params={"q": query, "format": "json"},
                 headers={"Accept": "application/json"},
+                timeout=_deadline(MAX_TIMEOUT_SECONDS, policy),
             )
             rows = _json_of(result).get("results", [])
             text_key = "content"
@@ -192,6 +209,7 @@ class SearchConfig:
                 policy=policy,
                 params={"q": query, "count": count},
                 headers={"Accept": "application/json", "X-Subscription-Token": self.api_key or ""},
+                timeout=_deadline(MAX_TIMEOUT_SECONDS, policy),
             )
             rows = _json_of(result).get("web", {}).get("results", [])
             text_key = "description"

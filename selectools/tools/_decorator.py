@@ -8,6 +8,9 @@ Parameters filled in at call time are hidden from the LLM's schema:
 ``config_injector`` supplies. When ``config_injector`` is given without
 ``injected=``, it is called ONCE while the tool is being defined to learn its
 keys; if that probe raises, a ToolValidationError asks for ``injected=[...]``.
+
+A function with neither a docstring nor ``description=`` gets a generated
+description (``"Tool search(query)"``); ``description=""`` is an error.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from ..stability import stable
 from ._docstrings import parse_docstring
 from ._inference import infer_parameters, unwrap_callable
 from ._options import ConfigInjector, ToolOptions, tool_options
+from ._parameter import ToolParameter
 from ._tool import Tool
 
 if TYPE_CHECKING:
@@ -98,8 +102,21 @@ def make_tool(
         hidden=hidden,
         frame=frame,
     )
-    description = options.description if options.description is not None else doc.description
+    description = options.description
+    if description is None:
+        description = doc.description or _generated_description(tool_name, parameters)
     return Tool(tool_name, description, parameters, func, options=options)
+
+
+def _generated_description(name: str, parameters: list[ToolParameter]) -> str:
+    """What the model reads for a function with neither a docstring nor ``description=``.
+
+    The OTEL and LANGFUSE pages decorate such functions; the name and the
+    parameter names are all we know. An explicit empty ``description=""`` is
+    still refused by :class:`Tool` (a deliberate choice, not an omission).
+    """
+    listing = ", ".join(p.name for p in parameters)
+    return f"Tool {name}({listing})"
 
 
 def decorate(

@@ -25,7 +25,8 @@ class ToolOptions:
     """How ``@tool`` builds a tool; every field is optional.
 
     ``name`` (default: the function's name), ``description`` (default: the
-    docstring before its ``Args:`` section), ``param_metadata``
+    docstring before its ``Args:`` section, else one generated from the name
+    and parameters; ``""`` is an error), ``param_metadata``
     (``{"x": {"description": ..., "enum": [...]}}``), ``streaming`` (default:
     True for generator functions), ``terminal`` (a successful call ends the
     run), ``requires_approval`` (calls go through the approval handler),

@@ -2,9 +2,9 @@
 
 The loop, the prompt builder, the providers' schema conversion, the tool
 policy and the approval gate only ever use these members, so a tool does not
-have to be a :class:`~selectools.tools.Tool` (the function wrapper): an MCP
-tool, a remote tool or a toolbox entry implements this protocol and is passed
-to ``Agent(tools=[...])`` as is. The members are read-only here, so plain
+have to be a :class:`~selectools.tools.Tool` (the function wrapper): a remote
+tool or a tool of your own registry implements this protocol and is passed to
+``Agent(tools=[...])`` as is (MCP tools are ``Tool`` subclasses). The members are read-only here, so plain
 attributes and properties both satisfy it.
 """
 

@@ -34,9 +34,11 @@ class Tool(RichDisplay):
     and its dict is passed too (keys the function does not accept are dropped,
     so one injector can serve many tools); injected values always win over
     LLM-supplied ones. The flags (``streaming``, ``terminal``,
-    ``requires_approval``) come from ``options``, a
-    :class:`~selectools.tools.ToolOptions` (its name, description and
-    parameter options are ``@tool``'s business and are not read here).
+    ``requires_approval``, ``screen_output``) are the same keywords ``@tool``
+    takes; ``options`` (a :class:`~selectools.tools.ToolOptions`) is how
+    ``@tool`` hands them on, and an explicit keyword wins over it (its name,
+    description and parameter options are ``@tool``'s business and are not
+    read here).
     ``parameters`` is treated as read-only after construction: build a new
     Tool to change it. A Tool satisfies :class:`~selectools.tools.ToolLike`.
     """
@@ -50,6 +52,10 @@ class Tool(RichDisplay):
         injected_kwargs: Mapping[str, Any] | None = None,
         config_injector: Callable[[], Mapping[str, Any] | None] | None = None,
         *,
+        streaming: bool | None = None,
+        terminal: bool | None = None,
+        requires_approval: bool | None = None,
+        screen_output: bool | None = None,
         options: ToolOptions = _DEFAULT,
     ) -> None:
         if injected_kwargs is None:
@@ -64,11 +70,15 @@ class Tool(RichDisplay):
         self.config_injector = config_injector
         self.is_async = _is_async_callable(function)
         #: True for (async) generator functions even if not asked for: they stream.
-        self.streaming = bool(options.streaming) or _is_generator_callable(function)
-        self.terminal = options.terminal
-        self.requires_approval = options.requires_approval
+        if streaming is None:
+            streaming = options.streaming
+        self.streaming = bool(streaming) or _is_generator_callable(function)
+        self.terminal = bool(options.terminal if terminal is None else terminal)
+        self.requires_approval = bool(
+            options.requires_approval if requires_approval is None else requires_approval
+        )
         #: screen results for prompt injection before the model reads them (selectools.security)
-        self.screen_output = options.screen_output
+        self.screen_output = bool(options.screen_output if screen_output is None else screen_output)
         self._source: Any = UNSET
         self.__wrapped__ = function
         self.__name__: str = getattr(function, "__name__", name)

@@ -261,3 +261,10 @@ def test_fast_paths_agree_with_the_regexes() -> None:
         assert toxic.check(text).passed is (toxic._pattern.search(text) is None)
 
     check()
+
+
+def test_format_guardrail_reports_json_nested_past_the_stack():
+    from selectools.guardrails import FormatGuardrail
+
+    result = FormatGuardrail(require_json=True).check("[" * 100_000 + "]" * 100_000)
+    assert not result.passed and "nested too deeply" in result.reason

@@ -10,9 +10,11 @@ import asyncio
 import os
 import sys
 from pathlib import Path
+from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
+from pydantic import Field
 
 STATE = Path(sys.argv[-1])
 server = MCPServer("fixture")
@@ -50,6 +52,13 @@ async def slow(seconds: float) -> str:
         raise
     _note("slow_finished")
     return "done"
+
+
+@server.tool()
+def lookup(code: Annotated[str, Field(pattern="(a|a)+$")]) -> str:
+    """Look a code up; its schema's pattern backtracks catastrophically on "aaa…a!"."""
+    _note("lookup")
+    return f"found {code}"
 
 
 @server.tool()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -281,3 +282,19 @@ def test_interrupting_a_sync_call_cancels_it_on_the_server(stdio_config, state: 
             client.call_tool_sync("slow", {"seconds": 30})
         asyncio.run(_until(lambda: count(state, "slow_cancelled") == 1))
         assert client.call_tool_sync("add", {"a": 2, "b": 3}) == "5"
+
+
+def test_a_backtracking_schema_pattern_is_refused_in_time(stdio_config, state: Path) -> None:
+    """The server's schema pattern runs on a model-chosen argument under a deadline."""
+    with mcp_tools(stdio_config()) as tools:
+        lookup = next(t for t in tools if t.name == "lookup")
+        assert lookup.schema()["parameters"]["properties"]["code"]["pattern"] == "(a|a)+$"
+        assert lookup.execute({"code": "aaa"}) == "found aaa"
+        started = time.monotonic()
+        with pytest.raises(ToolValidationError) as caught:
+            lookup.execute({"code": "a" * 27 + "!"})  # with re: ~16 s of backtracking
+        elapsed = time.monotonic() - started
+        assert elapsed < 8, f"the pattern check ran {elapsed:.1f}s; the limit is 1s"
+        assert "'(a|a)+$'" in caught.value.issue
+        assert "backtracks catastrophically" in caught.value.issue
+    assert count(state, "lookup") == 1  # the refused call never reached the server

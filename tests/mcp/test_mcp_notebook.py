@@ -34,7 +34,7 @@ def _alive(pid: int) -> bool:
 def test_attached_tools_show_as_cards_and_join_the_agent_cell(shell, state: Path) -> None:
     _attach(shell, state)
     cards = [o["data"]["text/plain"] for o in shell.outputs]
-    assert "Tool add(a: integer, b: integer): Add two integers." in cards
+    assert "Tool add(a: int, b: int): Add two integers." in cards
     status = repr(shell.run_line_magic("selectools", ""))
     assert "MCP servers: calc" in status
     assert "add" in status.split("notebook tools:")[1]

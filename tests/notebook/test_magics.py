@@ -240,7 +240,10 @@ def test_tool_cell_keeps_a_decorated_tool(shell):
             "%%tool --name a\ndef f(x: str) -> str:\n    '''D.'''\ndef g(x: str) -> str:\n    '''D.'''\n",
             "--name and --description need a cell with one function",
         ),
-        ("%%tool\ndef nodoc(x: str) -> str:\n    return x\n", "Tool description cannot be empty"),
+        (
+            "%%tool --description ' '\ndef nodoc(x: str) -> str:\n    return x\n",
+            "Tool description cannot be empty",
+        ),
         (
             "%%tool\nSTATE = 5\ndef f(x: str) -> str:\n    '''D.'''\n    return x\nraise RuntimeError('half way')\n",
             "the cell raised RuntimeError: half way",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -118,11 +119,7 @@ def test_rows_are_capped(db: Path) -> None:
 )
 def test_read_only_by_default(db: Path, sql: str) -> None:
     tool = make_database_tools(db)[0]
-    if sql.startswith("pragma"):  # accepted by SQLite, but the next write is still refused
-        tool.execute({"sql": sql})
-        error = _error(tool, {"sql": "delete from users"})
-    else:
-        error = _error(tool, {"sql": sql})
+    error = _error(tool, {"sql": sql})
     assert isinstance(error, ReadOnlyError)
     with sqlite3.connect(db) as conn:
         assert conn.execute("select count(*) from users").fetchone() == (3,)
@@ -158,3 +155,69 @@ def test_one_statement_per_call_and_slow_queries_stop(db: Path) -> None:
 def test_unconfigured_tool_says_how_to_configure() -> None:
     error = _error(query_sqlite, {"sql": "select 1"})
     assert isinstance(error, ToolboxConfigError) and "make_database_tools" in str(error)
+
+
+@pytest.mark.parametrize("writable", [False, True])
+def test_load_extension_is_refused_with_its_own_message(db: Path, writable: bool) -> None:
+    tool = make_database_tools(db, writable=writable)[0]
+    for sql in ("select load_extension('/tmp/evil.so')", "select load_extension('x', 'entry')"):
+        error = _error(tool, {"sql": sql})
+        assert "load_extension() is refused" in str(error) and "ATTACH" not in str(error)
+
+
+@pytest.mark.parametrize(
+    "pragma",
+    [
+        "writable_schema = ON",
+        "main.writable_schema = 1",
+        "journal_mode = OFF",
+        "synchronous = OFF",
+        "schema_version = 99",
+        "trusted_schema = ON",
+        "ignore_check_constraints = ON",
+    ],
+)
+def test_writable_mode_refuses_schema_corrupting_pragmas(db: Path, pragma: str) -> None:
+    tool = make_database_tools(db, writable=True)[0]
+    error = _error(tool, {"sql": f"PRAGMA {pragma}"})
+    name = pragma.split("=")[0].strip().split(".")[-1]
+    assert f"PRAGMA {name} = " in str(error) and "is refused" in str(error)
+    # The database still works and its schema is intact.
+    assert tool.execute({"sql": "insert into users (name) values ('Eve')"}) == (
+        "OK: 1 row(s) changed"
+    )
+    assert "integrity_check" in tool.execute({"sql": "PRAGMA integrity_check"})
+
+
+def test_harmless_pragmas_still_work(db: Path) -> None:
+    writable = make_database_tools(db, writable=True)[0]
+    assert writable.execute({"sql": "PRAGMA user_version = 7"}).startswith("OK")
+    read_only = make_database_tools(db)[0]
+    assert read_only.execute({"sql": "PRAGMA user_version"}).endswith("7")
+    assert "name" in read_only.execute({"sql": "PRAGMA table_info(users)"})
+    assert isinstance(_error(read_only, {"sql": "PRAGMA user_version = 8"}), ReadOnlyError)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "select zeroblob(250000000)",
+        "select length(hex(zeroblob(250000000)))",
+        "select length(replace(hex(zeroblob(50000000)), '0', 'ab'))",
+        "select length(printf('%.*c', 400000000, 'x'))",
+    ],
+)
+def test_one_long_step_cannot_outrun_the_timeout(db: Path, sql: str) -> None:
+    tool = make_database_tools(db, timeout=1)[0]
+    started = time.monotonic()
+    error = _error(tool, {"sql": sql})
+    elapsed = time.monotonic() - started
+    print(f"{sql}: stopped after {elapsed:.2f}s ({error})")
+    assert elapsed < 1 + 1.5  # the stated timeout, with a margin for a loaded machine
+    assert "max_value_bytes" in str(error) or "longer than 1 seconds" in str(error)
+
+
+def test_long_cells_and_blobs_are_shown_cut(db: Path) -> None:
+    tool = make_database_tools(db)[0]
+    out = tool.execute({"sql": "select zeroblob(5000) as b, printf('%.*c', 5000, 'x') as s"})
+    assert "<blob: 5000 bytes>" in out and "[4000 more characters]" in out

@@ -239,3 +239,15 @@ def test_truncate_text() -> None:
     assert re.fullmatch(
         r"a{7}…", _call("text", "truncate_text", text="a" * 20, max_length=8, suffix="…")
     )
+
+
+@pytest.mark.parametrize(
+    "tool", ["parse_json", "json_to_csv", "extract_json_field", "format_table"]
+)
+def test_json_nested_past_the_stack_is_a_clear_tool_error(tool) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    arguments: dict[str, object] = {"data" if tool == "format_table" else "json_string": deep}
+    if tool == "extract_json_field":
+        arguments["field_path"] = "a"
+    with pytest.raises(ToolExecutionError, match="nested too deeply to read"):
+        _call("data", tool, **arguments)

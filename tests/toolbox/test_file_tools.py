@@ -10,7 +10,14 @@ import pytest
 from selectools import Agent, AgentConfig
 from selectools.exceptions import ToolExecutionError
 from selectools.testing import ScriptedProvider, tool_call
-from selectools.toolbox import FileSandbox, ToolboxError, file_tools, get_tools_by_category
+from selectools.toolbox import (
+    FileSandbox,
+    PathEscapeError,
+    ToolboxError,
+    file_tools,
+    get_all_tools,
+    get_tools_by_category,
+)
 
 from .conftest import Box
 
@@ -103,7 +110,7 @@ def test_module_tools_use_the_working_directory(box: Box, monkeypatch) -> None:
 
 def test_root_must_exist(tmp_path: Path) -> None:
     with pytest.raises(ToolboxError, match="not an existing directory"):
-        FileSandbox(tmp_path / "nope").resolve("x")
+        FileSandbox(tmp_path / "nope").stat("x")
 
 
 def test_two_agents_hold_differently_confined_copies(tmp_path: Path) -> None:
@@ -147,3 +154,58 @@ def test_an_agent_is_told_when_a_path_escapes(box: Box) -> None:
     seen = next(m.content for m in provider.requests[-1].messages if m.role.value == "tool")
     assert "'..' leaves the root" in seen and "TOP SECRET" not in seen
     assert os.path.exists(box.secret)
+
+
+def test_root_none_turns_confinement_off_for_every_file_reading_tool(box: Box) -> None:
+    tools = {t.name: t for t in get_all_tools(root=None)}
+    assert tools["read_file"].execute({"filepath": str(box.secret)}) == "TOP SECRET"
+    rows = "".join(tools["process_csv_stream"].execute({"filepath": str(box.outside / "data.csv")}))
+    assert rows == 'Row 1: {"k": "secret", "v": "1"}\n'
+    assert "secret.txt" in tools["list_dir"].execute({"path": str(box.outside)})
+    written = tools["write_file"].execute(
+        {"filepath": str(box.outside / "new.txt"), "content": "x"}
+    )
+    assert written == f"Wrote 1 characters to {box.outside / 'new.txt'}"
+    assert (box.outside / "new.txt").read_text() == "x"
+
+
+def test_the_default_root_is_the_working_directory_and_says_how_to_change_it(
+    box: Box, monkeypatch
+) -> None:
+    monkeypatch.chdir(box.root)
+    for tools in (get_all_tools(), get_all_tools(root=".")):
+        named = {t.name: t for t in tools}
+        for tool, args in (
+            (named["read_file"], {"filepath": str(box.secret)}),
+            (named["process_csv_stream"], {"filepath": str(box.outside / "data.csv")}),
+        ):
+            with pytest.raises(ToolExecutionError) as info:
+                tool.execute(args)
+            message = str(info.value.error)
+            assert isinstance(info.value.error, PathEscapeError)
+            assert "get_all_tools(root=...)" in message and "root=None" in message
+
+
+def test_without_openat_the_same_walk_runs_on_paths(box: Box, monkeypatch) -> None:
+    # Windows has no openat: the walk then works on path strings (same rules, no race guarantee).
+    from selectools.toolbox import _sandbox
+
+    monkeypatch.setattr(_sandbox, "BY_DESCRIPTOR", False)
+    (box.root / "docs").symlink_to(box.outside, target_is_directory=True)
+    (box.root / "sub" / "inner").symlink_to(box.root / "notes.txt")
+    tools = {t.name: t for t in get_tools_by_category("file", root=box.root)}
+    assert (
+        tools["write_file"]
+        .execute({"filepath": "new/a.txt", "content": "one"})
+        .endswith("new/a.txt")
+    )
+    tools["write_file"].execute({"filepath": "new/a.txt", "content": "+two", "mode": "a"})
+    assert tools["read_file"].execute({"filepath": "new/a.txt"}) == "one+two"
+    assert tools["read_file"].execute({"filepath": "sub/inner"}).startswith("line one")
+    listing = tools["list_files"].execute({"recursive": True})
+    assert "sub/inner" in listing and "docs" not in listing and "secret" not in listing
+    assert "docs (symlink)" in tools["list_dir"].execute({"path": "."})
+    for path in ("docs/secret.txt", "../outside/secret.txt", str(box.secret)):
+        with pytest.raises(ToolExecutionError) as info:
+            tools["read_file"].execute({"filepath": path})
+        assert isinstance(info.value.error, PathEscapeError)

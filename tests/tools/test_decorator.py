@@ -259,14 +259,6 @@ def test_parameter_missing_from_signature_is_fine_when_injected_or_kwargs() -> N
     Tool("t", "d", [ToolParameter("x", str, "X")], max)
 
 
-def test_no_docstring_and_no_description_is_an_error() -> None:
-    with pytest.raises(ToolValidationError, match="description cannot be empty"):
-
-        @tool
-        def undocumented(x: int) -> str:
-            return ""
-
-
 def test_tool_parameter_required_follows_default() -> None:
     assert ToolParameter("a", int, "A").required is True
     assert ToolParameter("a", int, "A", default=3).required is False

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..._storage import atomic_write_bytes
+from ...stability import beta
 from ..document import Document, SearchResult
 from ..errors import require_extra
 from ..vector_store import VectorStore, matches_filter
@@ -27,6 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["FAISSVectorStore"]
 
 
+@beta
 class FAISSVectorStore(VectorStore):
     """Cosine search with FAISS (``pip install 'selectools[rag]'``)."""
 

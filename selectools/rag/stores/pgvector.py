@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from ...stability import beta
 from ..document import Document, SearchResult
 from ..errors import DimensionMismatchError, require_extra
 from ..vector_store import VectorStore
@@ -29,6 +30,7 @@ __all__ = ["PgVectorStore"]
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 
 
+@beta
 class PgVectorStore(VectorStore):
     """Cosine search in PostgreSQL + pgvector (``pip install 'selectools[postgres]'``)."""
 

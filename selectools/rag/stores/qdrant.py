@@ -13,6 +13,7 @@ import itertools
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from ...stability import beta
 from ..document import Document, SearchResult
 from ..errors import require_extra
 from ..vector_store import VectorStore
@@ -25,6 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["QdrantVectorStore"]
 
 
+@beta
 class QdrantVectorStore(VectorStore):
     """Cosine search in a Qdrant collection (``pip install 'selectools[rag]'``)."""
 

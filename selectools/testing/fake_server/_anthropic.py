@@ -29,10 +29,11 @@ _ERROR_TYPES = {
 
 
 def _tool_input(arguments: str) -> Any:
-    """The ``input`` object; arguments that are not JSON are passed on as a bare string."""
+    """The ``input`` object; arguments that are not JSON (or nest past the stack) are passed
+    on as a bare string, so a test can script any hostile arguments."""
     try:
         return json.loads(arguments) if arguments else {}
-    except ValueError:
+    except (ValueError, RecursionError):
         return arguments
 
 
