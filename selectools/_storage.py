@@ -12,10 +12,13 @@ durability fix lands once:
   (the kept ``filelock`` package; a lock dies with its process).
 - :func:`append_record`: one whole line appended under that lock, after ending
   a line a killed writer left torn.
-- :func:`open_sqlite`: the one way a store opens SQLite (WAL journal,
-  ``synchronous=FULL``, a 30 s busy timeout, autocommit with explicit
-  ``BEGIN IMMEDIATE`` transactions via :func:`transaction`), creating its schema
-  and checking its format version under one write lock.
+- :func:`open_sqlite`: the one way a store opens SQLite (WAL journal, a 30 s
+  busy timeout, autocommit with explicit ``BEGIN IMMEDIATE`` transactions via
+  :func:`transaction`), creating its schema and checking its format version
+  under one write lock. One knob: ``durable=True`` (``synchronous=FULL``, a
+  commit survives power loss) for what a user wrote; ``durable=False``
+  (``synchronous=NORMAL``, no fsync per commit) for records written at every
+  step (checkpoints, traces). Both keep every commit through a killed process.
 - :func:`redis_client`: redis-py, imported when a Redis store is built.
 """
 
@@ -45,6 +48,7 @@ __all__ = [
     "file_lock",
     "fsync_directory",
     "glob_escape",
+    "holding",
     "new_file_lock",
     "open_sqlite",
     "redis_client",
@@ -137,18 +141,22 @@ def try_acquire(lock: Any, wait: float) -> bool:
     return True
 
 
-@contextlib.contextmanager
-def file_lock(path: str | os.PathLike[str], timeout: float = DEFAULT_TIMEOUT) -> Iterator[None]:
-    """Hold an exclusive lock on ``path`` (created if missing) for the block.
+def file_lock(path: str | os.PathLike[str], timeout: float = DEFAULT_TIMEOUT) -> Any:
+    """Hold an exclusive lock on ``path`` (created if missing) for a ``with`` block.
 
     Raises :class:`LockTimeout` after ``timeout`` seconds (0: try once).
     """
-    lock = new_file_lock(path, timeout)
+    return holding(new_file_lock(path, timeout))
+
+
+@contextlib.contextmanager
+def holding(lock: Any) -> Iterator[None]:
+    """Hold a :func:`new_file_lock` (kept by a writer that locks often) for the block."""
     try:
         lock.acquire()
     except Timeout:
         raise LockTimeout(
-            f"could not lock {os.fspath(path)} within {timeout:g}s: another process holds it"
+            f"could not lock {lock.lock_file} within {lock.timeout:g}s: another process holds it"
         ) from None
     try:
         yield
@@ -175,7 +183,7 @@ def append_record(fd: int, data: bytes, *, fsync: bool = False) -> None:
 
 
 # -- SQLite ------------------------------------------------------------------
-def _connect(path: str) -> sqlite3.Connection:
+def _connect(path: str, durable: bool) -> sqlite3.Connection:
     import sqlite3
 
     conn = sqlite3.connect(
@@ -184,7 +192,7 @@ def _connect(path: str) -> sqlite3.Connection:
     conn.execute(f"PRAGMA busy_timeout={int(DEFAULT_TIMEOUT * 1000)}")
     if path != ":memory:":
         conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
     return conn
 
 
@@ -195,6 +203,7 @@ def open_sqlite(
     what: str = "store",
     format_version: int = 1,
     error: type[Exception] = SelectoolsError,
+    durable: bool = True,
 ) -> sqlite3.Connection:
     """A connection to the SQLite store at ``path``, its ``schema`` created, its format checked.
 
@@ -214,7 +223,7 @@ def open_sqlite(
     while True:
         conn: sqlite3.Connection | None = None
         try:
-            conn = _connect(name)
+            conn = _connect(name, durable)
             with transaction(conn):
                 found = conn.execute("PRAGMA user_version").fetchone()[0]
                 if found > format_version:

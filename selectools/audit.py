@@ -38,7 +38,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._storage import append_record, file_lock
+from ._storage import append_record, holding, new_file_lock
 from .observer import AgentObserver
 
 if TYPE_CHECKING:
@@ -201,6 +201,7 @@ class AuditLogger(AgentObserver):
         self._fd: int | None = None
         self._fd_path: Path | None = None
         self._fd_pid = 0
+        self._dir_lock: Any = None  # the folder's lock file, shared with other processes
         self._segment = 0
         self._day = ""
 
@@ -233,7 +234,9 @@ class AuditLogger(AgentObserver):
         if day != self._day:
             self._day, self._segment = day, 0  # a new day starts at segment 0
         path = self._path(day, self._segment)
-        with file_lock(self.log_dir / ".audit.lock"):
+        if self._dir_lock is None:
+            self._dir_lock = new_file_lock(self.log_dir / ".audit.lock")
+        with holding(self._dir_lock):
             fd = self._fd
             if fd is None or self._fd_path != path or self._fd_pid != os.getpid():
                 fd = self._open(path)

@@ -347,7 +347,9 @@ class SQLiteTraceStore(TraceStore):
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = str(path)
         self._lock = threading.Lock()
-        self._conn = open_sqlite(self.path, _SCHEMA, what="trace store", error=TraceStoreError)
+        self._conn = open_sqlite(
+            self.path, _SCHEMA, what="trace store", error=TraceStoreError, durable=False
+        )
         self.unreadable = []
 
     def save(self, trace: AgentTrace) -> str:

@@ -258,6 +258,7 @@ class SQLiteCheckpointStore:
             "CREATE INDEX IF NOT EXISTS graph_checkpoints_graph ON graph_checkpoints(graph_id)",
             what="checkpoint store",
             error=CheckpointStoreError,
+            durable=False,  # saved after every node: no fsync per commit, still kill-safe
         )
 
     def save(self, graph_id: str, state: GraphState, step: int) -> str:
