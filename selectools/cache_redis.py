@@ -15,7 +15,7 @@ import pickle
 import threading
 from typing import Any
 
-from ._redis import glob_escape, redis_client
+from ._storage import glob_escape, redis_client
 from .cache import CacheStats, _check_ttl
 
 __all__ = ["RedisCache"]
