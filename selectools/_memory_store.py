@@ -61,7 +61,7 @@ class StoreVersionError(MemoryStoreError, NewerFormatError):
             self,
             f"{where} was written in store format {found!r} by a newer selectools; this version "
             f"reads format {FORMAT_VERSION} and earlier. Upgrade selectools "
-            "(pip install -U selectools) to open it; the store was left untouched.",
+            "(a newer selectools-jupyter) to open it; the store was left untouched.",
         )
 
 

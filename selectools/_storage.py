@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from filelock import FileLock, Timeout
 
+from ._install import install_hint
 from .exceptions import SelectoolsError
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ class NewerFormatError(SelectoolsError, ValueError):
         self.found = found
         super().__init__(
             f"{where} was written in format {found!r} by a newer selectools; this version reads "
-            f"format {supported} and earlier. Upgrade selectools (pip install -U selectools) to "
+            f"format {supported} and earlier. Upgrade selectools (a newer selectools-jupyter) to "
             "read it; it was left untouched."
         )
 
@@ -269,9 +270,7 @@ def redis_client(url: str, feature: str, extra: str = "redis") -> Any:
     try:
         import redis
     except ImportError:  # pragma: no cover - exercised only without the extra
-        raise ImportError(
-            f"{feature} needs the redis package: pip install 'selectools[{extra}]'"
-        ) from None
+        raise ImportError(f"{feature} needs the redis package: {install_hint(extra)}") from None
     return redis.Redis.from_url(url)
 
 

@@ -38,6 +38,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._install import install_hint
 from ._storage import append_record, holding, new_file_lock
 from .observer import AgentObserver
 
@@ -140,7 +141,7 @@ class AuditLog(Sequence[dict[str, Any]]):
             import pandas as pd
         except ImportError as exc:
             raise ModuleNotFoundError(
-                "AuditLog.to_dataframe() needs pandas: pip install 'selectools[notebook]'"
+                f"AuditLog.to_dataframe() needs pandas: {install_hint('notebook')}"
             ) from exc
         columns = ["ts", "event", "run_id"]
         for record in self.records:

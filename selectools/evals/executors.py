@@ -21,6 +21,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._install import install_hint
 from .case import CaseResult, EvalError, TestCase
 
 if TYPE_CHECKING:
@@ -87,7 +88,7 @@ class RayExecutor:
             import ray
         except ModuleNotFoundError:
             raise EvalError(
-                "RayExecutor needs Ray: pip install 'selectools[evals-ray]' (or pip install ray)"
+                f"RayExecutor needs Ray: {install_hint('evals-ray')} (or pip install ray)"
             ) from None
         if not ray.is_initialized():
             ray.init(address=self.address, **self.init_options)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from .._install import install_hint
 from .._storage import atomic_write_text, file_lock, open_sqlite, remove_orphans, transaction
 from ..exceptions import SelectoolsError
 from .state import GraphState
@@ -318,7 +319,7 @@ class PostgresCheckpointStore:
             import psycopg
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ImportError(
-                'PostgresCheckpointStore needs psycopg: pip install "selectools[postgres]"'
+                f"PostgresCheckpointStore needs psycopg: {install_hint('postgres')}"
             ) from exc
         if not table.replace("_", "").isalnum():
             raise ValueError(f"table must be a plain identifier, got {table!r}")

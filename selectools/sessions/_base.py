@@ -66,7 +66,7 @@ def check_format(found: Any, where: str) -> None:
     if number < 1 or number > FORMAT_VERSION:
         raise SessionFormatError(
             f"{where} was written in session format {found!r} by a newer selectools; this version "
-            f"reads format {FORMAT_VERSION}. Upgrade selectools (pip install -U selectools) to use "
+            f"reads format {FORMAT_VERSION}. Upgrade selectools (a newer selectools-jupyter) to use "
             "it; it was left untouched."
         )
 

@@ -5,7 +5,7 @@ Each session is a hash (``data`` as JSON, ``created_at``, ``updated_at``,
 never overwrites a session written in a newer format; expiry is handled by
 Redis itself (``PEXPIRE``). :meth:`RedisSessionStore.lock` is a Redis lock
 (redis-py's, with a lease renewed while held, so a killed worker's lock expires)
-that an agent holds for a whole turn. Needs ``pip install selectools[redis]``;
+that an agent holds for a whole turn. Needs the ``redis`` extra;
 redis-py is imported when a store is built.
 """
 

@@ -30,7 +30,7 @@ __all__ = ["FAISSVectorStore"]
 
 @beta
 class FAISSVectorStore(VectorStore):
-    """Cosine search with FAISS (``pip install 'selectools[rag]'``)."""
+    """Cosine search with FAISS (the ``rag`` extra)."""
 
     kind = "faiss"
 
