@@ -65,6 +65,7 @@ _AGENT_LINE = "%agent "
 
 
 def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext selectools``: registers the magics, the HTML displays and the ``%agent`` line guard."""
     ipython.register_magics(SelectoolsMagics(ipython, NotebookState()))
     html = ipython.display_formatter.formatters["text/html"]
     for module, name, render in _FORMATTERS:
@@ -77,6 +78,7 @@ def load_ipython_extension(ipython: Any) -> None:
 
 
 def unload_ipython_extension(ipython: Any) -> None:
+    """``%unload_ext selectools``: undoes the above and stops attached MCP servers and served agents."""
     magics = ipython.magics_manager.registry.get(SelectoolsMagics.__name__)
     if magics is not None and magics.state.mcp:
         from .mcp_attach import detach_all
