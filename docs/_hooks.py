@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-import inspect
 import re
 from pathlib import Path
 from typing import Any
@@ -25,8 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 _API_MARK = re.compile(r"^<!-- api: ([\w.]+) -->$", re.MULTILINE)
 
-# object id -> the dotted path it was first rendered under (pages render in nav order)
-_rendered: dict[int, str] = {}
+# where an object is defined -> the public path it is rendered under (pages render in file order)
+_rendered: dict[str, str] = {}
 
 
 @event_priority(100)  # before mkdocs-jupyter looks for notebooks in the file list
@@ -50,51 +49,62 @@ def on_pre_build(config: Any) -> None:
 
 
 def public_names(package: str) -> list[str]:
-    """The names a package exports, as the API pages list them."""
+    """The names a package exports, as the API pages list them.
+
+    Importing a package runs only its ``__init__`` (the exports are lazy), so the site builds
+    with the ``docs`` extra alone: nothing here imports an optional dependency.
+    """
     module = importlib.import_module(package)
     return [name for name in module.__all__ if name != "__version__"]
 
 
 @functools.cache
 def _static_package() -> Any:
-    """``selectools`` as static analysis sees it (what mkdocstrings can render), loaded once."""
+    """``selectools`` as static analysis sees it (what mkdocstrings renders), loaded once."""
     return griffe.load("selectools", search_paths=[str(ROOT)])
 
 
-def _static_members(package: str) -> set[str]:
-    module = _static_package()
-    for part in package.split(".")[1:]:
-        module = module.members[part]
-    return set(module.members)
+def _static(path: str) -> Any:
+    found = _static_package()
+    for part in path.split(".")[1:]:
+        found = found.members[part]
+    return found
 
 
 def source_path(package: str, name: str) -> str:
-    """The dotted path mkdocstrings renders ``package.name`` from.
+    """Where the object ``package.name`` is defined (two names of one object share it).
 
-    Usually ``package.name`` itself; a name the package only provides at run time (a module
-    ``__getattr__`` that static analysis cannot follow) is rendered from where it is defined.
+    A name the package provides only at run time (a module ``__getattr__`` that static analysis
+    cannot follow) is looked up at run time.
     """
-    if name in _static_members(package):
-        return f"{package}.{name}"
-    value = getattr(importlib.import_module(package), name)
-    return f"{value.__module__}.{value.__qualname__}"
+    members = _static(package).members
+    if name not in members:
+        value = getattr(importlib.import_module(package), name)
+        return f"{value.__module__}.{value.__qualname__}"
+    member = members[name]
+    if not member.is_alias:
+        return str(member.path)
+    try:
+        return str(member.final_target.path)
+    except griffe.AliasResolutionError:
+        return str(member.target_path)
 
 
 def _api_blocks(package: str) -> str:
-    module = importlib.import_module(package)
+    names = public_names(package)
+    sources = {name: source_path(package, name) for name in names}
+    # the name an object is defined under renders it; another name for it links there
+    for name in sorted(names, key=lambda name: sources[name].rsplit(".", 1)[-1] != name):
+        _rendered.setdefault(sources[name], f"{package}.{name}")
     blocks = []
-    for name in public_names(package):
-        path = f"{package}.{name}"
-        value = getattr(module, name)
-        # classes and functions are shared between packages; data (a dict, a string) is not
-        shared = inspect.isclass(value) or inspect.isroutine(value)
-        first = _rendered.setdefault(id(value) if shared else hash(path), path)
+    for name in names:
+        path, first = f"{package}.{name}", _rendered[sources[name]]
         if first != path:
             blocks.append(f"### `{name}` {{#{path}}}\n\nThe same object as [`{first}`][{first}].\n")
-        elif (source := source_path(package, name)) == path:
+        elif name in _static(package).members:
             blocks.append(f"::: {path}\n")
         else:
-            blocks.append(f'<a id="{path}"></a>\n\n::: {source}\n')
+            blocks.append(f'<a id="{path}"></a>\n\n::: {sources[name]}\n')
     return "\n".join(blocks)
 
 
