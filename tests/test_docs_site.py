@@ -133,6 +133,14 @@ def test_the_site_builds_strict_with_every_page(site):
         parsed = _Text()
         parsed.feed((site / "notebooks" / notebook.stem / "index.html").read_text())
         assert _letters(_first_output_line(notebook)) in _letters(" ".join(parsed.text)), notebook
+        # a saved plotly figure is JSON only: the page draws it with plotly.js
+        figures = sum(
+            "application/vnd.plotly.v1+json" in output.get("data", {})
+            for cell in json.loads(notebook.read_text())["cells"]
+            for output in cell.get("outputs", [])
+        )
+        page = (site / "notebooks" / notebook.stem / "index.html").read_text()
+        assert page.count("Plotly.newPlot(") == figures, notebook
 
 
 @pytest.mark.slow
