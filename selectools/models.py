@@ -477,4 +477,6 @@ def _collect_all_models() -> list[ModelInfo]:
 
 
 ALL_MODELS: list[ModelInfo] = _collect_all_models()
+"""Every model in the registry, with its provider, type, prices and context window."""
 MODELS_BY_ID: dict[str, ModelInfo] = {model.id: model for model in ALL_MODELS}
+"""The registry's models by model id."""

@@ -71,3 +71,4 @@ class E5EmbeddingProvider(EmbeddingUsage):
 
 
 LocalEmbedder = E5EmbeddingProvider
+"""Another name for ``E5EmbeddingProvider``."""

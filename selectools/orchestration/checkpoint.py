@@ -41,6 +41,8 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class CheckpointMetadata:
+    """What a checkpoint store lists about one saved checkpoint."""
+
     checkpoint_id: str
     graph_id: str
     step: int
@@ -51,6 +53,8 @@ class CheckpointMetadata:
 
 @runtime_checkable
 class CheckpointStore(Protocol):
+    """Where a graph saves its state between nodes, so a paused run can be resumed."""
+
     def save(self, graph_id: str, state: GraphState, step: int) -> str: ...
 
     def load(self, checkpoint_id: str) -> tuple[GraphState, int]: ...

@@ -24,6 +24,7 @@ CONFIG_PROVIDERS = ("openai", "anthropic", "gemini", "ollama", "local", "auto")
 
 
 def auto_provider_name() -> str:
+    """The first provider whose key is set in the environment (or a ``.env``), else ``local``."""
     for name in AUTO_ORDER:
         if env_value(*SPECS[name].key_env):
             return name
