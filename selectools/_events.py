@@ -16,7 +16,6 @@ if TYPE_CHECKING:
 
 __all__ = ["EVENTS", "AsyncObserverEvents", "EventName", "ObserverEvents"]
 
-#: every event an observer can receive
 EventName = Literal[
     "on_run_start",
     "on_run_end",
@@ -64,6 +63,7 @@ EventName = Literal[
     "on_loop_detected",
     "on_supervisor_replan",
 ]
+"""Every event an observer can receive."""
 
 #: event name -> (scope, parameter names after ``run_id``/``batch_id``)
 EVENTS: dict[str, tuple[str, tuple[str, ...]]] = {

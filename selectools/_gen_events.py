@@ -204,7 +204,7 @@ def render() -> str:
     """The source of :mod:`selectools._events` for the current :data:`SPECS`."""
     out = [_HEADER]
     names = "".join(f'    "{name}",\n' for name in SPECS)
-    out.append(f"#: every event an observer can receive\nEventName = Literal[\n{names}]\n\n")
+    out.append(f'EventName = Literal[\n{names}]\n"""Every event an observer can receive."""\n\n')
     rows = []
     for name, (scope, params) in SPECS.items():
         names_tuple = ", ".join(f'"{p}"' for p, _ in params)

@@ -14,8 +14,9 @@ Files live in ``log_dir``: ``audit-YYYY-MM-DD.jsonl`` (UTC date) with
 so concurrent writers always agree on where to write).
 
 Durability: a record is one ``write()`` of a whole line to a file opened in
-append mode, under a thread lock and (on POSIX) an exclusive ``flock``, so
-records of threads and processes never interleave. A process killed mid-write
+append mode, under a thread lock and the folder's lock file (``.audit.lock``,
+shared by processes on every OS; see :mod:`selectools._storage`), so records
+of threads and processes never interleave. A process killed mid-write
 can leave at most one torn final line; :meth:`AuditLogger.read` skips it and
 reports it in ``AuditLog.torn_lines`` (the next writer to open the file ends
 that line first, so its own records stay whole). ``fsync=True`` also flushes each
@@ -37,6 +38,8 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._install import install_hint
+from ._storage import append_record, holding, new_file_lock
 from .observer import AgentObserver
 
 if TYPE_CHECKING:
@@ -138,7 +141,7 @@ class AuditLog(Sequence[dict[str, Any]]):
             import pandas as pd
         except ImportError as exc:
             raise ModuleNotFoundError(
-                "AuditLog.to_dataframe() needs pandas: pip install 'selectools[notebook]'"
+                f"AuditLog.to_dataframe() needs pandas: {install_hint('notebook')}"
             ) from exc
         columns = ["ts", "event", "run_id"]
         for record in self.records:
@@ -199,6 +202,7 @@ class AuditLogger(AgentObserver):
         self._fd: int | None = None
         self._fd_path: Path | None = None
         self._fd_pid = 0
+        self._dir_lock: Any = None  # the folder's lock file, shared with other processes
         self._segment = 0
         self._day = ""
 
@@ -231,40 +235,26 @@ class AuditLogger(AgentObserver):
         if day != self._day:
             self._day, self._segment = day, 0  # a new day starts at segment 0
         path = self._path(day, self._segment)
-        fd = self._fd
-        if fd is None or self._fd_path != path or self._fd_pid != os.getpid():
-            fd = self._open(path)
-        _lock_file(fd)
-        try:
+        if self._dir_lock is None:
+            self._dir_lock = new_file_lock(self.log_dir / ".audit.lock")
+        with holding(self._dir_lock):
+            fd = self._fd
+            if fd is None or self._fd_path != path or self._fd_pid != os.getpid():
+                fd = self._open(path)
             while self.max_bytes is not None:
                 size = os.fstat(fd).st_size
                 if not size or size + len(data) <= self.max_bytes:
                     break
-                _unlock_file(fd)  # full: continue in the next segment
-                self._segment += 1
+                self._segment += 1  # full: continue in the next segment
                 fd = self._open(self._path(day, self._segment))
-                _lock_file(fd)
-            written = os.write(fd, data)
-            while written < len(data):  # a regular file takes it all; be safe anyway
-                written += os.write(fd, data[written:])
-            if self.fsync:
-                os.fsync(fd)
-        finally:
-            _unlock_file(fd)
+            # a line torn by a killed writer is ended first, so this record stays whole
+            append_record(fd, data, fsync=self.fsync)
 
     def _open(self, path: Path) -> int:
         self.close()
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         self._fd, self._fd_path, self._fd_pid = fd, path, os.getpid()
-        _lock_file(fd)
-        try:
-            size = os.fstat(fd).st_size
-            if size and os.pread(fd, 1, size - 1) != b"\n":
-                # a writer was killed mid-line: end its torn line so ours starts clean
-                os.write(fd, b"\n")
-        finally:
-            _unlock_file(fd)
         return fd
 
     def close(self) -> None:
@@ -443,24 +433,6 @@ def _hash(value: Any) -> str:
 
 def _today() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%d")
-
-
-if os.name == "posix":
-    import fcntl
-
-    def _lock_file(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-
-    def _unlock_file(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-
-else:  # pragma: no cover - one process per file on other systems; the thread lock still holds
-
-    def _lock_file(fd: int) -> None:
-        return None
-
-    def _unlock_file(fd: int) -> None:
-        return None
 
 
 _FILE = re.compile(r"^audit(?:-(\d{4}-\d{2}-\d{2}))?(?:\.(\d+))?\.jsonl$")

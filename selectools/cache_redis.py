@@ -2,7 +2,7 @@
 
 Entries are pickled ``(Message, UsageStats)`` tuples stored under ``prefix +
 key`` with a server-side expiry, so stale entries disappear without any client
-running. Needs ``pip install selectools[cache]`` (redis-py); it is imported
+running. Needs the ``cache`` extra (redis-py); it is imported
 when a cache is built, not when selectools is.
 
 Pickle runs code while loading: only point this at a Redis that untrusted
@@ -15,7 +15,7 @@ import pickle
 import threading
 from typing import Any
 
-from ._redis import glob_escape, redis_client
+from ._storage import glob_escape, redis_client
 from .cache import CacheStats, _check_ttl
 
 __all__ = ["RedisCache"]

@@ -34,12 +34,11 @@ from ._memory_store import (
     FORMAT_VERSION,
     ExtractionError,
     MemoryStoreError,
-    atomic_write_text,
     check_version,
-    file_lock,
     parse_json_array,
     run_extraction,
 )
+from ._storage import atomic_write_text, file_lock
 
 if TYPE_CHECKING:
     import pandas

@@ -31,7 +31,7 @@ are collected from the classes at import time.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 __all__ = [
@@ -90,9 +90,11 @@ class ModelInfo:
     completion_cost: float
     max_tokens: int
     context_window: int
-    cache_read_cost: float | None = None
-    cache_write_cost: float | None = None
-    long_context: LongContextPrice | None = None
+    # Billing details beyond the documented seven fields; left out of equality so a model
+    # written as the docs write it (seven fields) equals the registry's.
+    cache_read_cost: float | None = field(default=None, compare=False)
+    cache_write_cost: float | None = field(default=None, compare=False)
+    long_context: LongContextPrice | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.type, ModelType):
@@ -475,4 +477,6 @@ def _collect_all_models() -> list[ModelInfo]:
 
 
 ALL_MODELS: list[ModelInfo] = _collect_all_models()
+"""Every model in the registry, with its provider, type, prices and context window."""
 MODELS_BY_ID: dict[str, ModelInfo] = {model.id: model for model in ALL_MODELS}
+"""The registry's models by model id."""

@@ -35,8 +35,8 @@ __all__ = [
     "validation_retry_message",
 ]
 
-#: What ``response_format`` accepts: a pydantic model (or other type) or a JSON Schema dict.
 ResponseFormat = Union[type[Any], dict[str, Any]]  # noqa: UP007 - a runtime alias users import
+"""What ``response_format`` accepts: a pydantic model (or other type) or a JSON Schema dict."""
 
 # one way to match the spaces before the newline (two adjacent [ \t]* made it quadratic)
 _FENCE = re.compile(r"```[ \t]*(?:([A-Za-z0-9_-]+)[ \t]*)?\n(.*?)```", re.DOTALL)

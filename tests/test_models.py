@@ -61,6 +61,9 @@ def test_model_info_is_frozen_and_slotted() -> None:
         "completion_cost",
         "max_tokens",
         "context_window",
+        "cache_read_cost",  # prompt-cache and long-context prices, not compared
+        "cache_write_cost",
+        "long_context",
     ]
 
 

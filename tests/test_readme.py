@@ -37,6 +37,8 @@ def test_readme_examples_run(monkeypatch, tmp_path):
     assert "[('get_price', True)]\n" in printed  # the filtered observer saw the tool end
     assert "HELLO\n" in printed  # a ToolLike that is not a function wrapper ran
     assert "Hi {{ user.name }}! | get_price | unterminated JSON after TOOL_CALL" in printed
+    # two agents on one session: every turn kept, in order
+    assert "['My name is Ada.', 'I work on engines.', 'What do you know about me?']\n" in printed
     assert "Wrote 8 characters to notes/todo.txt\n" in printed  # the toolbox's file tools
     assert "Refused path '../.env': '..' leaves the root." in printed
     assert "cloud metadata\n" in printed  # the SSRF guard

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from .._install import install_hint
 from ..trace import AgentTrace, StepType, TraceStep
 from . import _html as h
 from ._steps import step_category, step_name
@@ -52,7 +53,7 @@ def _require(module: str, feature: str) -> Any:
         return importlib.import_module(module)
     except ImportError as exc:
         raise ModuleNotFoundError(
-            f"{feature} needs {module.split('.')[0]}: pip install 'selectools[notebook]'"
+            f"{feature} needs {module.split('.')[0]}: {install_hint('notebook')}"
         ) from exc
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from .._install import install_hint
+
 if TYPE_CHECKING:
     import pandas
     import plotly.graph_objects
@@ -52,7 +54,7 @@ def _require(module: str, feature: str) -> Any:
         return importlib.import_module(module)
     except ImportError as exc:
         raise ModuleNotFoundError(
-            f"{feature} needs {module.split('.')[0]}: pip install 'selectools[notebook]'"
+            f"{feature} needs {module.split('.')[0]}: {install_hint('notebook')}"
         ) from exc
 
 

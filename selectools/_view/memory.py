@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from .._install import install_hint
 from ._html import badge, box, details, esc, muted, table
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ def _pandas() -> Any:
         return importlib.import_module("pandas")
     except ImportError as exc:
         raise ModuleNotFoundError(
-            "to_dataframe() needs pandas: pip install 'selectools[notebook]'"
+            f"to_dataframe() needs pandas: {install_hint('notebook')}"
         ) from exc
 
 

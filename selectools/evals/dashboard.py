@@ -27,6 +27,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from .._install import install_hint
 from ..stability import beta
 from .case import CaseResult
 
@@ -137,7 +138,7 @@ class EvalDashboard:
         except ImportError as exc:
             raise ImportError(
                 f"the eval dashboard needs the serve stack ({exc.name} is missing): "
-                "pip install 'selectools[serve]'"
+                f"{install_hint('serve')}"
             ) from exc
 
         allowed_hosts = _LOCAL_HOSTS | {host.strip("[]").lower()}

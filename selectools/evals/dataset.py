@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .._install import install_hint
 from .case import CASE_FIELDS, EvalError, TestCase
 
 __all__ = ["DatasetError", "DatasetLoader"]
@@ -142,7 +143,7 @@ class DatasetLoader:
             import yaml
         except ModuleNotFoundError:
             raise EvalError(
-                "YAML datasets need PyYAML: pip install 'selectools[evals]' (or pip install pyyaml)"
+                f"YAML datasets need PyYAML: {install_hint('evals')} (or pip install pyyaml)"
             ) from None
         target = Path(path)
         try:

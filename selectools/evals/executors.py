@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from .._install import install_hint
 from .case import CaseResult, EvalError, TestCase
 
 if TYPE_CHECKING:
@@ -121,7 +122,7 @@ class RayExecutor:
             import ray
         except ModuleNotFoundError:
             raise EvalError(
-                "RayExecutor needs Ray: pip install 'selectools[evals-ray]' (or pip install ray)"
+                f"RayExecutor needs Ray: {install_hint('evals-ray')} (or pip install ray)"
             ) from None
         if not ray.is_initialized():
             ray.init(address=self.address, **self.init_options)

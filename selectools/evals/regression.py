@@ -1,22 +1,31 @@
 """``BaselineStore``: keep the last good report per suite and compare new runs with it.
 
-A baseline is the report's JSON in ``<dir>/<suite name>.json``, written
-atomically, so an interrupted save leaves the previous baseline intact. A run
+A baseline is the report's JSON in ``<dir>/<suite name>.json`` plus its
+format version, written atomically under the folder's lock file (see
+:mod:`selectools._storage`), so an interrupted save leaves the previous
+baseline intact, and a baseline written by a newer selectools is refused,
+never read or overwritten. A run
 regresses when its accuracy drops by more than ``tolerance`` or any case that
 passed in the baseline no longer passes. Cases are matched by name, else input.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._storage import atomic_write_text, file_lock
 from .case import CaseResult, CaseVerdict, EvalError
-from .report import EvalReport, atomic_write_text
+from .report import EvalReport
 
 __all__ = ["BaselineStore", "RegressionResult"]
+
+#: the baseline format this version writes (and the newest it reads)
+FORMAT_VERSION = 1
+_FORMAT_KEY = "baseline_format"
 
 
 def case_key(result: CaseResult) -> str:
@@ -108,19 +117,46 @@ class BaselineStore:
 
     def load(self, name: str = "eval") -> EvalReport | None:
         """The saved baseline of suite ``name``, or None."""
-        target = self.path(name)
-        if not target.exists():
+        return self._read(self.path(name))
+
+    def _read(self, target: Path) -> EvalReport | None:
+        try:
+            text = target.read_text(encoding="utf-8")
+        except FileNotFoundError:
             return None
         try:
-            return EvalReport.from_json(target)
-        except (ValueError, KeyError, TypeError) as exc:
+            data = json.loads(text)
+            if not isinstance(data, dict):
+                raise ValueError("not a JSON object")
+            found = data.get(_FORMAT_KEY)
+            if found is not None and (not isinstance(found, int) or found > FORMAT_VERSION):
+                raise EvalError(
+                    f"{target} was written in baseline format {found!r} by a newer selectools; "
+                    f"this version reads format {FORMAT_VERSION}. Upgrade selectools to use it; "
+                    "it was left untouched."
+                )
+            return EvalReport.from_dict(data)
+        except EvalError:
+            raise
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise EvalError(
-                f"{target}: not a readable baseline ({exc}); delete it or save a new one"
+                f"{target}: not a readable baseline ({exc}); it was left untouched: delete it "
+                "or save a new one"
             ) from None
 
     def save(self, report: EvalReport, name: str | None = None) -> Path:
-        """Write ``report`` as the baseline (atomically)."""
-        return atomic_write_text(self.path(name or report.name), report.to_json())
+        """Write ``report`` as the baseline (atomically; a newer-format baseline is refused)."""
+        target = self.path(name or report.name)
+        text = json.dumps(
+            {**report.to_dict(), _FORMAT_KEY: FORMAT_VERSION}, indent=2, ensure_ascii=False
+        )
+        with file_lock(self.directory / ".baselines.lock"):
+            try:
+                self._read(target)  # a newer format raises here, before anything is replaced
+            except EvalError as exc:
+                if "newer selectools" in str(exc):
+                    raise
+            return atomic_write_text(target, text)
 
     def compare(self, report: EvalReport, name: str | None = None) -> RegressionResult:
         """Compare ``report`` with the saved baseline (no baseline: nothing regressed)."""

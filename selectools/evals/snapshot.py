@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..sessions._filelock import exclusive_lock
+from .._storage import atomic_write_text, file_lock
 from ..stability import beta
 from .case import CaseResult, CaseVerdict, EvalError, EvalFailure
-from .report import EvalReport, atomic_write_text
+from .report import EvalReport
 
 __all__ = ["SnapshotResult", "SnapshotStore"]
 
@@ -149,7 +149,7 @@ class SnapshotStore:
         suite = name or report.name
         target = self.path(suite)
         self.directory.mkdir(parents=True, exist_ok=True)
-        with exclusive_lock(str(target) + ".lock"):
+        with file_lock(str(target) + ".lock"):
             stored = self.load(suite)
             outcome, merged = self._compare(stored, report, target, update=update)
             if outcome.new or outcome.updated or outcome.removed:

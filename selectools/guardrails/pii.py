@@ -62,6 +62,7 @@ BUILTIN_PII_TYPES: tuple[str, ...] = (
     "phone_us",
     "ipv4",
 )
+"""The PII kinds ``PIIGuardrail`` detects out of the box (``detect=`` picks among them)."""
 #: the patterns of the regex-found types (``email`` and ``credit_card`` have dedicated scans below)
 _BUILTIN: dict[str, str] = {
     "iban": r"[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,30}(?![A-Za-z0-9])",

@@ -1,11 +1,11 @@
 """``FileKnowledgeStore``: ``MEMORY.md`` plus daily ``logs/YYYY-MM-DD.jsonl`` in a folder.
 
-Every write holds the folder's lock file (``.lock``, ``fcntl.flock``), so
+Every write holds the folder's lock file (``.lock``), so
 several processes sharing one folder never interleave or overwrite each
 other. A log entry is one ``write`` of a whole JSON line, fsynced; MEMORY.md is
 rewritten atomically (temp file + fsync + rename). A process killed mid-write
 therefore leaves at worst a torn last log line, which readers skip (and count
-in :attr:`FileKnowledgeStore.skipped_lines`) and the next writer starts after
+in :attr:`FileKnowledgeStore.skipped_lines`, naming each in ``unreadable``) and the next writer starts after
 on a fresh line. ``.selectools-knowledge.json`` records the format version: a
 folder written by a newer selectools is refused with :class:`StoreVersionError`.
 """
@@ -18,13 +18,8 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .._memory_store import (
-    FORMAT_VERSION,
-    MemoryStoreError,
-    atomic_write_text,
-    check_version,
-    file_lock,
-)
+from .._memory_store import FORMAT_VERSION, MemoryStoreError, check_version
+from .._storage import append_record, atomic_write_text, file_lock
 from ._entry import KnowledgeEntry
 
 __all__ = ["FileKnowledgeStore", "parse_memory_md", "render_memory_md"]
@@ -67,6 +62,8 @@ class FileKnowledgeStore:
         self._lock_path = self.storage_dir / ".lock"
         #: unreadable log lines met by the last read (a line torn by a killed writer)
         self.skipped_lines = 0
+        #: where each skipped line is (file and line number) and why
+        self.unreadable: list[str] = []
         marker = self.storage_dir / _MARKER
         if marker.exists():
             try:
@@ -91,13 +88,9 @@ class FileKnowledgeStore:
             self._mark()
             self.logs_dir.mkdir(parents=True, exist_ok=True)
             path = self.logs_dir / f"{day}.jsonl"
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
             try:
-                size = os.fstat(fd).st_size
-                if size and not _ends_with_newline(path, size):
-                    line = b"\n" + line  # start after a line torn by a killed writer
-                os.write(fd, line)
-                os.fsync(fd)
+                append_record(fd, line, fsync=True)
             finally:
                 os.close(fd)
             if entry.persistent:
@@ -158,21 +151,23 @@ class FileKnowledgeStore:
     def entries(self, since: datetime | None = None) -> list[KnowledgeEntry]:
         first_day = since.astimezone(timezone.utc).strftime("%Y-%m-%d") if since else ""
         found: list[KnowledgeEntry] = []
-        skipped = 0
+        unreadable: list[str] = []
         for path in self._log_files():
             if path.stem < first_day:
                 continue
-            for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            for number, raw in enumerate(text.splitlines(), 1):
                 if not raw.strip():
                     continue
                 try:
                     entry = KnowledgeEntry.from_dict(json.loads(raw))
-                except (ValueError, KeyError, TypeError, AttributeError):
-                    skipped += 1
+                except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                    unreadable.append(f"line {number} of {path} is not a knowledge entry: {exc}")
                     continue
                 if since is None or entry.timestamp >= since:
                     found.append(entry)
-        self.skipped_lines = skipped
+        self.skipped_lines = len(unreadable)
+        self.unreadable = unreadable
         found.sort(key=lambda e: e.timestamp)
         return found
 
@@ -184,9 +179,3 @@ class FileKnowledgeStore:
 
     def facts(self) -> dict[str, list[str]]:
         return self._read_facts()
-
-
-def _ends_with_newline(path: Path, size: int) -> bool:
-    with open(path, "rb") as handle:
-        handle.seek(size - 1)
-        return handle.read(1) == b"\n"

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 
 __all__ = ["BACKENDS", "KnowledgeMemory"]
 
-#: ``backend=`` names.
 BACKENDS = ("file", "sqlite", "redis", "supabase")
+"""``backend=`` names."""
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 

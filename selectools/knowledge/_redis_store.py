@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from .._memory_store import FORMAT_VERSION, MemoryStoreError, check_version
-from .._redis import redis_client
+from .._storage import redis_client
 from ._entry import KnowledgeEntry
 
 __all__ = ["RedisKnowledgeStore"]
@@ -36,6 +36,8 @@ class RedisKnowledgeStore:
         self._log = f"{prefix}log"
         self._facts = f"{prefix}facts"
         self._format = f"{prefix}format"
+        #: entries the last read skipped because they could not be read (which, and why)
+        self.unreadable: list[str] = []
         found = self._r.get(self._format)
         if found is not None:
             try:
@@ -62,17 +64,21 @@ class RedisKnowledgeStore:
     def entries(self, since: datetime | None = None) -> list[KnowledgeEntry]:
         low: float | str = since.timestamp() if since is not None else "-inf"
         ids = self._r.zrangebyscore(self._log, low, "+inf")
+        self.unreadable = []
         if not ids:
             return []
         raws = self._r.hmget(self._entries, ids)
         found = []
-        for raw in raws:
+        for entry_id, raw in zip(ids, raws, strict=True):
             if raw is None:
                 continue
             try:
                 found.append(KnowledgeEntry.from_dict(json.loads(raw)))
-            except (ValueError, KeyError, TypeError):
-                continue
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                name = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
+                self.unreadable.append(
+                    f"entry {name!r} at Redis key {self._entries!r} cannot be read: {exc}"
+                )
         found.sort(key=lambda e: e.timestamp)
         return found
 

@@ -12,7 +12,8 @@ import threading
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .._memory_store import open_sqlite
+from .._memory_store import open_store_db
+from .._storage import transaction
 from ._entry import KnowledgeEntry
 
 __all__ = ["SQLiteKnowledgeStore"]
@@ -47,7 +48,9 @@ class SQLiteKnowledgeStore:
     def __init__(self, db_path: str | Path = "knowledge.db") -> None:
         self.db_path = str(db_path)
         self._lock = threading.Lock()
-        self._conn = open_sqlite(self.db_path, _SCHEMA, "knowledge store")
+        self._conn = open_store_db(self.db_path, _SCHEMA, "knowledge store")
+        #: entries the last read skipped because they could not be read (which, and why)
+        self.unreadable: list[str] = []
 
     def __repr__(self) -> str:
         return f"SQLiteKnowledgeStore({self.db_path!r})"
@@ -56,7 +59,7 @@ class SQLiteKnowledgeStore:
         self._conn.close()
 
     def add(self, entry: KnowledgeEntry) -> None:
-        with self._lock, self._conn:
+        with self._lock, transaction(self._conn):
             self._conn.execute(
                 "INSERT OR REPLACE INTO knowledge_entries VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
@@ -86,20 +89,26 @@ class SQLiteKnowledgeStore:
             params = (_iso(since),)
         with self._lock:
             rows = self._conn.execute(sql + " ORDER BY timestamp, rowid", params).fetchall()
-        return [
-            KnowledgeEntry.from_dict(
-                {
-                    "id": i,
-                    "timestamp": t,
-                    "category": c,
-                    "content": text,
-                    "persistent": bool(p),
-                    "importance": imp,
-                    "ttl_days": ttl,
-                }
-            )
-            for i, t, c, text, p, imp, ttl in rows
-        ]
+        found, unreadable = [], []
+        for i, t, c, text, p, imp, ttl in rows:
+            try:
+                found.append(
+                    KnowledgeEntry.from_dict(
+                        {
+                            "id": i,
+                            "timestamp": t,
+                            "category": c,
+                            "content": text,
+                            "persistent": bool(p),
+                            "importance": imp,
+                            "ttl_days": ttl,
+                        }
+                    )
+                )
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                unreadable.append(f"entry {i!r} in {self.db_path} cannot be read: {exc}")
+        self.unreadable = unreadable
+        return found
 
     def facts(self) -> dict[str, list[str]]:
         with self._lock:
@@ -112,7 +121,7 @@ class SQLiteKnowledgeStore:
         return facts
 
     def delete(self, ids: list[str]) -> int:
-        with self._lock, self._conn:
+        with self._lock, transaction(self._conn):
             return sum(
                 self._conn.execute("DELETE FROM knowledge_entries WHERE id = ?", (i,)).rowcount
                 for i in ids
@@ -120,16 +129,16 @@ class SQLiteKnowledgeStore:
 
     def prune(self, before: datetime) -> int:
         day = before.astimezone(timezone.utc).strftime("%Y-%m-%d")
-        with self._lock, self._conn:
+        with self._lock, transaction(self._conn):
             return self._conn.execute(
                 "DELETE FROM knowledge_entries WHERE timestamp < ?", (day,)
             ).rowcount
 
     def clear_logs(self) -> None:
-        with self._lock, self._conn:
+        with self._lock, transaction(self._conn):
             self._conn.execute("DELETE FROM knowledge_entries")
 
     def clear(self) -> None:
-        with self._lock, self._conn:
+        with self._lock, transaction(self._conn):
             self._conn.execute("DELETE FROM knowledge_entries")
             self._conn.execute("DELETE FROM knowledge_facts")

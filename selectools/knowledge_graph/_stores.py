@@ -14,7 +14,8 @@ from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .._memory_store import open_sqlite
+from .._memory_store import open_store_db
+from .._storage import transaction
 from ._triple import Triple, matches_keywords
 
 __all__ = ["InMemoryTripleStore", "SQLiteTripleStore"]
@@ -115,29 +116,37 @@ class SQLiteTripleStore:
     def __init__(self, db_path: str | Path = "knowledge_graph.db") -> None:
         self.db_path = str(db_path)
         self._lock = threading.Lock()
-        self._conn = open_sqlite(self.db_path, _SCHEMA, "triple store")
+        self._conn = open_store_db(self.db_path, _SCHEMA, "triple store")
+        #: rows the last read skipped because they could not be read (which, and why)
+        self.unreadable: list[str] = []
 
     def close(self) -> None:
         self._conn.close()
 
     def _select(self, where: str = "", params: tuple[object, ...] = ()) -> list[Triple]:
         sql = (
-            "SELECT subject, relation, object, confidence, source_turn, created_at FROM triples"
-            f"{where} ORDER BY id"
+            "SELECT id, subject, relation, object, confidence, source_turn, created_at "
+            f"FROM triples{where} ORDER BY id"
         )
         with self._lock:
             rows = self._conn.execute(sql, params).fetchall()
-        return [
-            Triple(
-                s,
-                r,
-                o,
-                float(c if c is not None else 1.0),
-                turn,
-                datetime.fromisoformat(at) if at else None,
-            )
-            for s, r, o, c, turn, at in rows
-        ]
+        found, unreadable = [], []
+        for row_id, s, r, o, c, turn, at in rows:
+            try:
+                found.append(
+                    Triple(
+                        s,
+                        r,
+                        o,
+                        float(c if c is not None else 1.0),
+                        turn,
+                        datetime.fromisoformat(at) if at else None,
+                    )
+                )
+            except (ValueError, TypeError) as exc:
+                unreadable.append(f"triple row {row_id} in {self.db_path} cannot be read: {exc}")
+        self.unreadable = unreadable
+        return found
 
     def add(self, triples: list[Triple]) -> None:
         rows = [
@@ -151,7 +160,7 @@ class SQLiteTripleStore:
             )
             for t in triples
         ]
-        with self._lock, self._conn:
+        with self._lock, transaction(self._conn):
             self._conn.executemany(
                 "INSERT OR IGNORE INTO triples "
                 "(subject, relation, object, confidence, source_turn, created_at) "
@@ -196,7 +205,7 @@ class SQLiteTripleStore:
         object: str | None = None,
     ) -> int:
         where, params = self._where(subject, relation, object)
-        with self._lock, self._conn:
+        with self._lock, transaction(self._conn):
             return self._conn.execute(f"DELETE FROM triples{where}", params).rowcount
 
     def all(self) -> list[Triple]:

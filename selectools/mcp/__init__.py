@@ -1,6 +1,6 @@
 """MCP (Model Context Protocol): use MCP servers' tools in agents, and serve selectools tools.
 
-Built on the official ``mcp`` SDK (``pip install 'selectools[mcp]'``), which
+Built on the official ``mcp`` SDK (the ``mcp`` extra), which
 is imported only when a connection is opened or a server is built.
 
 - :class:`MCPServerConfig` — how to reach a server (stdio command or

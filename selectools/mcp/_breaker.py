@@ -17,6 +17,8 @@ __all__ = ["CircuitBreaker"]
 
 
 class CircuitBreaker:
+    """Fails fast after ``threshold`` failures in a row, then lets one trial call through after ``cooldown`` seconds."""
+
     def __init__(
         self, threshold: int, cooldown: float, clock: Callable[[], float] = time.monotonic
     ) -> None:

@@ -24,6 +24,11 @@ __all__ = ["MultiMCPClient"]
 
 
 class MultiMCPClient:
+    """Several MCP servers as one tool source; each tool is prefixed with its server's name.
+
+    Servers that fail to connect are listed in ``failed_servers`` instead of failing the rest.
+    """
+
     def __init__(self, configs: Iterable[MCPServerConfig], prefix_tools: bool = True) -> None:
         self.configs = list(configs)
         if not self.configs:

@@ -67,6 +67,7 @@ _AGENT_LINE = "%agent "
 
 
 def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext selectools``: registers the magics, the HTML displays and the ``%agent`` line guard."""
     ipython.register_magics(SelectoolsMagics(ipython, NotebookState()))
     register_bar(HtmlProgressBar)  # the progress bar when tqdm is not installed
     html = ipython.display_formatter.formatters["text/html"]
@@ -80,6 +81,7 @@ def load_ipython_extension(ipython: Any) -> None:
 
 
 def unload_ipython_extension(ipython: Any) -> None:
+    """``%unload_ext selectools``: undoes the above and stops attached MCP servers and served agents."""
     register_bar(None)
     magics = ipython.magics_manager.registry.get(SelectoolsMagics.__name__)
     if magics is not None and magics.state.mcp:

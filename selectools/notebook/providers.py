@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._install import install_hint
 from .._view._components import error_line
 from ..exceptions import SelectoolsError
 from ..providers._adapt import is_provider
@@ -110,7 +111,7 @@ def _network(choice: ProviderChoice, env: Mapping[str, str]) -> Any:
     except ImportError as exc:
         raise NotebookUsageError(
             f"provider '{choice.name}' needs an SDK that is not installed ({exc.name or exc}): "
-            f"pip install 'selectools[{choice.extra}]'"
+            f"{install_hint(choice.extra)}"
         ) from exc
     except SelectoolsError as exc:
         raise NotebookUsageError(

@@ -29,6 +29,7 @@ import re
 import threading
 from typing import TYPE_CHECKING, Any, cast
 
+from .._install import install_hint
 from ..observer import AgentObserver
 from ..stability import beta
 from ..trace import now
@@ -37,7 +38,7 @@ try:
     from langfuse import Langfuse, propagate_attributes
     from langfuse.types import TraceContext
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    raise ImportError("LangfuseObserver needs langfuse: pip install 'selectools[observe]'") from exc
+    raise ImportError(f"LangfuseObserver needs langfuse: {install_hint('observe')}") from exc
 
 if TYPE_CHECKING:
     from ..types import AgentResult, Message

@@ -22,6 +22,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from .._install import install_hint
 from ..observer import AgentObserver, AsyncAgentObserver
 from ..stability import beta
 from ..trace import AgentTrace, StepType, now
@@ -30,7 +31,7 @@ try:
     from opentelemetry import context as otel_context, trace as otel_trace
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        "OTelObserver needs opentelemetry-api: pip install 'selectools[observe]' "
+        f"OTelObserver needs opentelemetry-api: {install_hint('observe')} "
         "(and an SDK/exporter, e.g. opentelemetry-sdk opentelemetry-exporter-otlp)"
     ) from exc
 

@@ -12,10 +12,13 @@ DataFrame (one row per run) for a notebook.
     store = SQLiteTraceStore("traces.db")
     agent = Agent(..., config=AgentConfig(observers=[store.observer()]))
 
-Nothing is half-written: JSONL appends one complete line with a single write
-and ``fsync`` (a torn last line from a crash is skipped on read) and rewrites
-(``delete``) go through a temporary file and ``os.replace``; SQLite writes run
-in transactions.
+Nothing is half-written (every write goes through :mod:`selectools._storage`):
+JSONL appends one complete line with a single write and ``fsync`` under a lock
+file shared by processes, and rewrites (``delete``) replace the file
+atomically; SQLite writes run in transactions. A record that cannot be read (a
+line torn by a crash, a damaged row) is skipped by ``query`` and listed in
+``store.unreadable``; ``load`` of that run raises :class:`TraceStoreError`
+naming it.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._storage import append_record, atomic_write_text, file_lock, open_sqlite, transaction
 from ..exceptions import SelectoolsError
 from ..observer import AgentObserver
 from ..stability import beta
@@ -46,6 +50,7 @@ __all__ = [
     "SQLiteTraceStore",
     "TraceNotFoundError",
     "TraceStore",
+    "TraceStoreError",
     "TraceStoreObserver",
     "TraceSummary",
 ]
@@ -62,6 +67,10 @@ class TraceNotFoundError(SelectoolsError, KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+
+class TraceStoreError(SelectoolsError, ValueError):
+    """A stored trace cannot be read (damaged on disk); the store left it as it was."""
 
 
 @dataclass(frozen=True)
@@ -128,6 +137,9 @@ def _matches(
 class TraceStore(ABC):
     """Where traces are kept. Subclasses implement ``save``, ``_all``, ``delete``."""
 
+    #: records the last read skipped because they could not be read (where, and why)
+    unreadable: list[str] = []  # noqa: RUF012 - replaced per instance by each read
+
     @abstractmethod
     def save(self, trace: AgentTrace) -> str:
         """Store ``trace`` (replacing one with the same run id); returns its run id."""
@@ -141,9 +153,15 @@ class TraceStore(ABC):
         """Every stored trace, in any order."""
 
     def load(self, run_id: str) -> AgentTrace:
-        """The trace of ``run_id``; :class:`TraceNotFoundError` when there is none."""
+        """The trace of ``run_id``; :class:`TraceNotFoundError` when there is none.
+
+        :class:`TraceStoreError` when that run's record is on disk but unreadable.
+        """
         found = self.query(run_id=run_id)
         if not found:
+            damaged = [u for u in self.unreadable if repr(run_id) in u]
+            if damaged:
+                raise TraceStoreError(damaged[0])
             raise TraceNotFoundError(run_id)
         return found[0]
 
@@ -249,25 +267,26 @@ class JSONLTraceStore(TraceStore):
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
+        self._file_lock = self.path.with_name(f".{self.path.name}.lock")
+        self.unreadable = []
 
     def save(self, trace: AgentTrace) -> str:
         line = (json.dumps(trace.to_dict(), default=str) + "\n").encode()
-        with self._lock:
+        with self._lock, file_lock(self._file_lock):
             if trace.run_id in self._ids():
                 traces = [t for t in self._read() if t.run_id != trace.run_id]
                 self._rewrite([*traces, trace])
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
                 try:
-                    os.write(fd, line)  # one write: the line is whole or absent
-                    os.fsync(fd)
+                    append_record(fd, line, fsync=True)  # one write: whole or absent
                 finally:
                     os.close(fd)
         return trace.run_id
 
     def delete(self, run_id: str) -> None:
-        with self._lock:
+        with self._lock, file_lock(self._file_lock):
             traces = self._read()
             kept = [t for t in traces if t.run_id != run_id]
             if len(kept) == len(traces):
@@ -285,23 +304,24 @@ class JSONLTraceStore(TraceStore):
         if not self.path.exists():
             return []
         traces = []
-        for line in self.path.read_text().splitlines():
+        unreadable = []
+        text = self.path.read_text(encoding="utf-8", errors="replace")
+        for number, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
             try:
                 traces.append(AgentTrace.from_dict(json.loads(line)))
-            except (ValueError, KeyError):
-                continue  # a line torn by a crash mid-append
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                # a line torn by a crash mid-append, or edited by hand
+                unreadable.append(
+                    f"line {number} of {self.path} ({_run_id_in(line)}) is not a trace: {exc}"
+                )
+        self.unreadable = unreadable
         return traces
 
     def _rewrite(self, traces: list[AgentTrace]) -> None:
         text = "".join(json.dumps(t.to_dict(), default=str) + "\n" for t in traces)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        with open(tmp, "w") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, self.path)
+        atomic_write_text(self.path, text)
 
     def __repr__(self) -> str:
         return f"JSONLTraceStore({str(self.path)!r})"
@@ -325,13 +345,12 @@ class SQLiteTraceStore(TraceStore):
     """Traces in an SQLite database; queries use the ``started_at`` index and JSON metadata."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        import sqlite3
-
         self.path = str(path)
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(self.path, check_same_thread=False)
-        with self._lock, self._conn:
-            self._conn.executescript(_SCHEMA)
+        self._conn = open_sqlite(
+            self.path, _SCHEMA, what="trace store", error=TraceStoreError, durable=False
+        )
+        self.unreadable = []
 
     def save(self, trace: AgentTrace) -> str:
         row = (
@@ -342,12 +361,12 @@ class SQLiteTraceStore(TraceStore):
             json.dumps(trace.metadata, default=str, sort_keys=True),
             json.dumps(trace.to_dict(), default=str),
         )
-        with self._lock, self._conn:
+        with self._lock, transaction(self._conn):
             self._conn.execute("insert or replace into traces values (?, ?, ?, ?, ?, ?)", row)
         return trace.run_id
 
     def delete(self, run_id: str) -> None:
-        with self._lock, self._conn:
+        with self._lock, transaction(self._conn):
             gone = self._conn.execute("delete from traces where run_id = ?", (run_id,)).rowcount
         if not gone:
             raise TraceNotFoundError(run_id)
@@ -377,10 +396,16 @@ class SQLiteTraceStore(TraceStore):
             clauses.append("started_at <= ?")
             params.append(hi)
         where = f" where {' and '.join(clauses)}" if clauses else ""
-        sql = f"select body from traces{where} order by started_at"
+        sql = f"select run_id, body from traces{where} order by started_at"
         with self._lock:
             rows = self._conn.execute(sql, params).fetchall()
-        traces = [AgentTrace.from_dict(json.loads(body)) for (body,) in rows]
+        traces, unreadable = [], []
+        for stored_id, body in rows:
+            try:
+                traces.append(AgentTrace.from_dict(json.loads(body)))
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                unreadable.append(f"trace {stored_id!r} in {self.path} cannot be read: {exc}")
+        self.unreadable = unreadable
         if metadata:
             # compared on the decoded values, as the other stores do
             traces = [t for t in traces if _matches(t, None, None, None, metadata)]
@@ -396,3 +421,11 @@ class SQLiteTraceStore(TraceStore):
 
     def __repr__(self) -> str:
         return f"SQLiteTraceStore({self.path!r})"
+
+
+def _run_id_in(line: str) -> str:
+    """The run id a damaged JSONL line names, for the report (``run_id 'x'``)."""
+    import re
+
+    found = re.search(r'"run_id"\s*:\s*"([^"\\]{1,200})"', line)
+    return f"run_id {found.group(1)!r}" if found else "no run id readable"

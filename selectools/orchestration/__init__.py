@@ -6,6 +6,7 @@ from ..exceptions import GraphExecutionError
 from .checkpoint import (
     CheckpointMetadata,
     CheckpointStore,
+    CheckpointStoreError,
     FileCheckpointStore,
     InMemoryCheckpointStore,
     PostgresCheckpointStore,
@@ -23,6 +24,7 @@ __all__ = [
     "AgentGraph",
     "CheckpointMetadata",
     "CheckpointStore",
+    "CheckpointStoreError",
     "ContextMode",
     "ErrorPolicy",
     "FileCheckpointStore",

@@ -2,9 +2,13 @@
 
 Every backend stores the same JSON document (``GraphState`` plus the answers
 an interrupted generator node has been given), so a run checkpointed by one
-process can be resumed by another. Writes are all-or-nothing: the file store
-writes a temporary file, fsyncs and renames it over the target; the SQL stores
-write in one transaction.
+process can be resumed by another. Writes are all-or-nothing (through
+:mod:`selectools._storage`): the file store replaces files atomically; the SQL
+stores write in one transaction. Every checkpoint records its format version:
+one written by a newer selectools is refused (:class:`CheckpointStoreError`),
+never misread. A damaged checkpoint raises that error on ``load``, naming it;
+``list`` skips it, lists it in ``store.unreadable`` and warns, so the other
+checkpoints stay reachable.
 """
 
 from __future__ import annotations
@@ -14,15 +18,20 @@ import json
 import os
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from .._install import install_hint
+from .._storage import atomic_write_text, file_lock, open_sqlite, remove_orphans, transaction
+from ..exceptions import SelectoolsError
 from .state import GraphState
 
 __all__ = [
     "CheckpointMetadata",
     "CheckpointStore",
+    "CheckpointStoreError",
     "FileCheckpointStore",
     "InMemoryCheckpointStore",
     "PostgresCheckpointStore",
@@ -32,6 +41,8 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class CheckpointMetadata:
+    """What a checkpoint store lists about one saved checkpoint."""
+
     checkpoint_id: str
     graph_id: str
     step: int
@@ -42,6 +53,8 @@ class CheckpointMetadata:
 
 @runtime_checkable
 class CheckpointStore(Protocol):
+    """Where a graph saves its state between nodes, so a paused run can be resumed."""
+
     def save(self, graph_id: str, state: GraphState, step: int) -> str: ...
 
     def load(self, checkpoint_id: str) -> tuple[GraphState, int]: ...
@@ -51,8 +64,44 @@ class CheckpointStore(Protocol):
     def delete(self, checkpoint_id: str) -> bool: ...
 
 
+#: the checkpoint format this version writes (and the newest it reads)
+FORMAT_VERSION = 1
+_FORMAT_KEY = "selectools_checkpoint_format"
+
+
+class CheckpointStoreError(SelectoolsError, ValueError):
+    """A stored checkpoint cannot be read (damaged, or from a newer selectools); it was left as is."""
+
+
 def _new_id() -> str:
     return os.urandom(12).hex()
+
+
+def _encode_state(state: dict[str, Any]) -> str:
+    return json.dumps({**state, _FORMAT_KEY: FORMAT_VERSION}, default=str)
+
+
+def _decode_state(raw: Any, where: str) -> GraphState:
+    """The stored state (JSON text or a decoded dict) as a GraphState; a clear error if unreadable."""
+    try:
+        data = json.loads(raw) if isinstance(raw, (str, bytes)) else raw
+        if not isinstance(data, dict):
+            raise ValueError("the state is not a JSON object")
+        found = data.pop(_FORMAT_KEY, None)
+        if found is not None and (not isinstance(found, int) or found > FORMAT_VERSION):
+            raise CheckpointStoreError(
+                f"{where} was written in checkpoint format {found!r} by a newer selectools; this "
+                f"version reads format {FORMAT_VERSION}. Upgrade selectools to resume it; it was "
+                "left untouched."
+            )
+        return GraphState._from_checkpoint(data)
+    except CheckpointStoreError:
+        raise
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise CheckpointStoreError(
+            f"{where} cannot be read ({exc}); it was left untouched: delete it, or resume "
+            "from another checkpoint"
+        ) from None
 
 
 def _document(graph_id: str, checkpoint_id: str, state: GraphState, step: int) -> dict[str, Any]:
@@ -116,11 +165,20 @@ class InMemoryCheckpointStore:
 
 
 class FileCheckpointStore:
-    """One JSON file per checkpoint in ``directory``, written atomically."""
+    """One JSON file per checkpoint in ``directory``, written atomically.
+
+    Writers hold the folder's lock file; opening the store removes the
+    temporary files of writers killed mid-save.
+    """
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
+        self._lock_path = self.directory / ".checkpoints.lock"
+        with file_lock(self._lock_path):
+            remove_orphans(self.directory, ".json")
+        #: checkpoint files the last ``list`` skipped because they could not be read
+        self.unreadable: list[str] = []
 
     def _path(self, checkpoint_id: str) -> Path:
         if not checkpoint_id or not all(c in "0123456789abcdef" for c in checkpoint_id):
@@ -129,33 +187,55 @@ class FileCheckpointStore:
 
     def save(self, graph_id: str, state: GraphState, step: int) -> str:
         checkpoint_id = _new_id()
-        text = json.dumps(_document(graph_id, checkpoint_id, state, step), default=str)
-        target = self._path(checkpoint_id)
-        tmp = target.with_name(f".{checkpoint_id}.tmp")
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
+        doc = _document(graph_id, checkpoint_id, state, step)
+        doc[_FORMAT_KEY] = FORMAT_VERSION
+        text = json.dumps(doc, default=str)
+        with file_lock(self._lock_path):
+            atomic_write_text(self._path(checkpoint_id), text)
         return checkpoint_id
 
-    def _read(self, path: Path) -> dict[str, Any]:
-        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-        return data
+    def _read(self, path: Path) -> tuple[dict[str, Any], CheckpointMetadata]:
+        """The checkpoint document and its metadata; :class:`CheckpointStoreError` naming the file."""
+        where = f"checkpoint file {path}"
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(doc, dict):
+                raise ValueError("not a JSON object")
+            found = doc.get(_FORMAT_KEY)
+            if found is not None and (not isinstance(found, int) or found > FORMAT_VERSION):
+                _decode_state({_FORMAT_KEY: found}, where)  # raises the newer-format error
+            return doc, _meta(doc)
+        except CheckpointStoreError:
+            raise
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+            raise CheckpointStoreError(
+                f"{where} cannot be read ({exc}); it was left untouched: delete it, or resume "
+                "from another checkpoint"
+            ) from None
 
     def load(self, checkpoint_id: str) -> tuple[GraphState, int]:
         path = self._path(checkpoint_id)
         if not path.exists():
             raise _missing(checkpoint_id)
-        doc = self._read(path)
-        return GraphState._from_checkpoint(doc["state"]), int(doc["step"])
+        doc, meta = self._read(path)
+        return _decode_state(doc.get("state"), f"checkpoint file {path}"), meta.step
 
     def list(self, graph_id: str) -> list[CheckpointMetadata]:
-        metas = []
+        """The readable checkpoints of ``graph_id``, oldest first (see ``unreadable``)."""
+        metas, unreadable = [], []
         for path in self.directory.glob("*.json"):
-            doc = self._read(path)
-            if doc.get("graph_id") == graph_id:
-                metas.append(_meta(doc))
+            try:
+                _doc, meta = self._read(path)
+            except CheckpointStoreError as exc:
+                unreadable.append(str(exc))
+                continue
+            except FileNotFoundError:  # deleted while we listed
+                continue
+            if meta.graph_id == graph_id:
+                metas.append(meta)
+        self.unreadable = unreadable
+        for problem in unreadable:
+            warnings.warn(f"skipped: {problem}", RuntimeWarning, stacklevel=2)
         return sorted(metas, key=lambda m: (m.created_at, m.step))
 
     def delete(self, checkpoint_id: str) -> bool:
@@ -173,46 +253,35 @@ class SQLiteCheckpointStore:
     """Checkpoints in one SQLite table (WAL mode; each save is one transaction)."""
 
     def __init__(self, db_path: str | os.PathLike[str]) -> None:
-        import sqlite3
-
         self.db_path = str(db_path)
-        self._conn = sqlite3.connect(self.db_path, check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
-        with self._lock:
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            # WAL + NORMAL: a killed process never loses or tears a committed checkpoint
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.execute(
-                "CREATE TABLE IF NOT EXISTS graph_checkpoints (checkpoint_id TEXT PRIMARY KEY, "
-                "graph_id TEXT NOT NULL, step INTEGER NOT NULL, node_name TEXT NOT NULL, "
-                "interrupted INTEGER NOT NULL, created_at REAL NOT NULL, state TEXT NOT NULL)"
-            )
-            self._conn.execute(
-                "CREATE INDEX IF NOT EXISTS graph_checkpoints_graph ON graph_checkpoints(graph_id)"
-            )
+        self._conn = open_sqlite(
+            self.db_path,
+            "CREATE TABLE IF NOT EXISTS graph_checkpoints (checkpoint_id TEXT PRIMARY KEY, "
+            "graph_id TEXT NOT NULL, step INTEGER NOT NULL, node_name TEXT NOT NULL, "
+            "interrupted INTEGER NOT NULL, created_at REAL NOT NULL, state TEXT NOT NULL);"
+            "CREATE INDEX IF NOT EXISTS graph_checkpoints_graph ON graph_checkpoints(graph_id)",
+            what="checkpoint store",
+            error=CheckpointStoreError,
+            durable=False,  # saved after every node: no fsync per commit, still kill-safe
+        )
 
     def save(self, graph_id: str, state: GraphState, step: int) -> str:
         checkpoint_id = _new_id()
         doc = _document(graph_id, checkpoint_id, state, step)
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                self._conn.execute(
-                    f"INSERT INTO graph_checkpoints ({_SQL_COLUMNS}, state) VALUES (?,?,?,?,?,?,?)",
-                    (
-                        checkpoint_id,
-                        graph_id,
-                        step,
-                        doc["node_name"],
-                        int(doc["interrupted"]),
-                        doc["created_at"],
-                        json.dumps(doc["state"], default=str),
-                    ),
-                )
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+        with self._lock, transaction(self._conn):
+            self._conn.execute(
+                f"INSERT INTO graph_checkpoints ({_SQL_COLUMNS}, state) VALUES (?,?,?,?,?,?,?)",
+                (
+                    checkpoint_id,
+                    graph_id,
+                    step,
+                    doc["node_name"],
+                    int(doc["interrupted"]),
+                    doc["created_at"],
+                    _encode_state(doc["state"]),
+                ),
+            )
         return checkpoint_id
 
     def load(self, checkpoint_id: str) -> tuple[GraphState, int]:
@@ -223,7 +292,8 @@ class SQLiteCheckpointStore:
             ).fetchone()
         if row is None:
             raise _missing(checkpoint_id)
-        return GraphState._from_checkpoint(json.loads(row[0])), int(row[1])
+        where = f"checkpoint {checkpoint_id!r} in {self.db_path}"
+        return _decode_state(row[0], where), int(row[1])
 
     def list(self, graph_id: str) -> list[CheckpointMetadata]:
         with self._lock:
@@ -235,7 +305,7 @@ class SQLiteCheckpointStore:
         return [CheckpointMetadata(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in rows]
 
     def delete(self, checkpoint_id: str) -> bool:
-        with self._lock:
+        with self._lock, transaction(self._conn):
             cursor = self._conn.execute(
                 "DELETE FROM graph_checkpoints WHERE checkpoint_id = ?", (checkpoint_id,)
             )
@@ -253,7 +323,7 @@ class PostgresCheckpointStore:
             import psycopg
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ImportError(
-                'PostgresCheckpointStore needs psycopg: pip install "selectools[postgres]"'
+                f"PostgresCheckpointStore needs psycopg: {install_hint('postgres')}"
             ) from exc
         if not table.replace("_", "").isalnum():
             raise ValueError(f"table must be a plain identifier, got {table!r}")
@@ -283,7 +353,7 @@ class PostgresCheckpointStore:
                     doc["node_name"],
                     doc["interrupted"],
                     doc["created_at"],
-                    json.dumps(doc["state"], default=str),
+                    _encode_state(doc["state"]),
                 ),
             )
         return checkpoint_id
@@ -295,8 +365,8 @@ class PostgresCheckpointStore:
             ).fetchone()
         if row is None:
             raise _missing(checkpoint_id)
-        state = row[0] if isinstance(row[0], dict) else json.loads(row[0])
-        return GraphState._from_checkpoint(state), int(row[1])
+        where = f"checkpoint {checkpoint_id!r} in PostgreSQL table {self.table}"
+        return _decode_state(row[0], where), int(row[1])
 
     def list(self, graph_id: str) -> list[CheckpointMetadata]:
         with self._psycopg.connect(self.dsn) as conn:

@@ -14,6 +14,8 @@ __all__ = ["GraphEvent", "GraphEventType"]
 
 
 class GraphEventType(str, Enum):
+    """The kinds of event a graph run emits (``GraphEvent.type``)."""
+
     GRAPH_START = "graph_start"
     GRAPH_END = "graph_end"
     NODE_START = "node_start"

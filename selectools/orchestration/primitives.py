@@ -33,10 +33,12 @@ class Update:
 
 
 def goto(node: str) -> Goto:
+    """A router's answer that jumps to ``node``."""
     return Goto(node)
 
 
 def update(patch: dict[str, Any], goto: str | None = None) -> Update:
+    """A router's answer that merges ``patch`` into ``state.data``, then goes to ``goto`` (or the static edge)."""
     return Update(dict(patch), goto)
 
 

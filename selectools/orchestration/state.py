@@ -17,8 +17,8 @@ from ..types import AgentResult, Message, Role
 
 __all__ = ["STATE_KEY_LAST_OUTPUT", "ContextMode", "GraphState", "MergePolicy", "merge_states"]
 
-#: the key of ``state.data`` every node's output is handed on under
 STATE_KEY_LAST_OUTPUT = "__last_output__"
+"""The key of ``state.data`` every node's output is handed on under."""
 
 
 class ContextMode(str, Enum):

@@ -29,6 +29,8 @@ _DONE_SIGNALS = ("task complete", "done.", "finished.")
 
 
 class SupervisorStrategy(str, Enum):
+    """How a ``SupervisorAgent`` hands work to its agents."""
+
     PLAN_AND_EXECUTE = "plan_and_execute"
     ROUND_ROBIN = "round_robin"
     DYNAMIC = "dynamic"

@@ -13,12 +13,16 @@ __all__ = ["DebateAgent", "DebateResult", "DebateRound"]
 
 @dataclass
 class DebateRound:
+    """What each position argued in one round (position name -> argument)."""
+
     round_number: int
     arguments: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
 class DebateResult:
+    """The judge's conclusion and every round; ``content`` is the conclusion."""
+
     conclusion: str
     rounds: list[DebateRound] = field(default_factory=list)
     graph_result: GraphResult | None = None
@@ -33,6 +37,11 @@ class DebateResult:
 
 
 class DebateAgent:
+    """Agents argue a topic in rounds, each seeing the last round; a judge then concludes.
+
+    ``agents`` maps a position name to its agent; ``run(topic)`` returns a :class:`DebateResult`.
+    """
+
     def __init__(
         self,
         agents: dict[str, Any],

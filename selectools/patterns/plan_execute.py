@@ -15,6 +15,8 @@ PLANNER = "planner"
 
 @dataclass(frozen=True)
 class PlanStep:
+    """One step of a plan: which executor runs which task."""
+
     executor: str
     task: str
 

@@ -13,6 +13,8 @@ __all__ = ["ReflectionRound", "ReflectiveAgent", "ReflectiveResult"]
 
 @dataclass
 class ReflectionRound:
+    """One draft, the critic's critique of it, and whether the critic approved."""
+
     round_number: int
     draft: str
     critique: str
@@ -21,6 +23,8 @@ class ReflectionRound:
 
 @dataclass
 class ReflectiveResult:
+    """The final draft and every round; ``content`` is the final draft."""
+
     final_draft: str
     rounds: list[ReflectionRound] = field(default_factory=list)
     approved: bool = False
@@ -36,6 +40,11 @@ class ReflectiveResult:
 
 
 class ReflectiveAgent:
+    """An actor drafts and a critic reviews, until the critique contains ``stop_condition``.
+
+    At most ``max_reflections`` rounds; ``run(task)`` returns a :class:`ReflectiveResult`.
+    """
+
     def __init__(
         self,
         actor: Any,

@@ -15,6 +15,8 @@ STRATEGIES = ("sequential", "parallel", "dynamic")
 
 @dataclass
 class Subtask:
+    """A piece of the work given to one team member (``status``: pending, done or reassigned)."""
+
     assignee: str
     task: str
     result: str | None = None
@@ -24,6 +26,8 @@ class Subtask:
 
 @dataclass
 class TeamLeadResult:
+    """The lead's final answer and every subtask as it ended."""
+
     content: str
     subtasks: list[Subtask] = field(default_factory=list)
     graph_result: GraphResult | None = None

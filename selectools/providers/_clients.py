@@ -29,6 +29,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from types import ModuleType
 from typing import Any, Generic, TypeVar
 
+from .._install import install_hint
 from ._base import VendorProvider
 from ._errors import map_sdk_error, translated_errors
 from ._secret import Secret
@@ -58,7 +59,7 @@ def require(module: str, extra: str, provider: str) -> ModuleType:
     except ImportError as exc:
         raise ImportError(
             f"{provider} needs the '{module.split('.')[0]}' package, which is not installed. "
-            f"Install it with: pip install 'selectools[{extra}]'"
+            f"Install it with: {install_hint(extra)}"
         ) from exc
 
 

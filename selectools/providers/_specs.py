@@ -21,7 +21,7 @@ class ProviderSpec:
     * ``family``: the vendor its models are registered under in
       :mod:`selectools.models` (``""``: none);
     * ``key_env``: the variables the API key is read from, in order (empty: no key);
-    * ``extra``: the ``pip install 'selectools[extra]'`` that brings its SDK;
+    * ``extra``: the ``pip install "selectools-jupyter[extra]"`` that brings its SDK;
     * ``offline``: it makes no network call.
 
     A plain slotted class rather than a dataclass or NamedTuple: this module is

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .._install import install_hint
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
@@ -70,7 +72,7 @@ class SearchResults(list[SearchResult]):
             import pandas
         except ImportError as exc:
             raise ModuleNotFoundError(
-                "to_dataframe() needs pandas: pip install 'selectools[notebook]'"
+                f"to_dataframe() needs pandas: {install_hint('notebook')}"
             ) from exc
 
         rows = []

@@ -6,6 +6,7 @@ import errno
 import importlib
 from types import ModuleType
 
+from .._install import install_hint
 from ..exceptions import SelectoolsError
 
 __all__ = [
@@ -78,5 +79,5 @@ def require_extra(module: str, extra: str, feature: str) -> ModuleType:
     except ImportError as exc:
         raise MissingDependencyError(
             f"{feature} needs the '{module.split('.')[0]}' package, which is not installed. "
-            f"Install it with: pip install 'selectools[{extra}]'"
+            f"Install it with: {install_hint(extra)}"
         ) from exc

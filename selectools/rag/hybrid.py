@@ -31,6 +31,8 @@ __all__ = ["FusionMethod", "HybridSearcher"]
 
 
 class FusionMethod(str, Enum):
+    """How ``HybridSearcher`` merges the vector and keyword rankings: reciprocal rank or weighted scores."""
+
     RRF = "rrf"
     WEIGHTED = "weighted"
 

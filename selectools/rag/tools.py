@@ -130,8 +130,8 @@ class RAGTool(_KnowledgeTool):
         return self.vector_store.search(query, top_k=self.top_k, filter=filter)
 
 
-#: Another name for ``RAGTool`` (vector-only semantic search) used in older docs.
 SemanticSearchTool = RAGTool
+"""Another name for ``RAGTool`` (vector-only semantic search) used in older docs."""
 
 
 class HybridSearchTool(_KnowledgeTool):

@@ -2,7 +2,7 @@
 
 ``POST /invoke``, ``POST /stream`` (SSE), ``GET /health``, ``GET /schema`` and a
 chat playground at ``/playground``, on Starlette + uvicorn
-(``pip install selectools[serve]``). :class:`AgentRouter` holds the request
+(the ``serve`` extra). :class:`AgentRouter` holds the request
 handling for use inside another framework (FastAPI, Flask).
 """
 

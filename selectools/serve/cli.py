@@ -249,8 +249,8 @@ def _view(args: argparse.Namespace) -> int:
     import webbrowser
     from pathlib import Path
 
+    from .._storage import atomic_write_text
     from .._view.page import SavedFileError, page_for_file
-    from ..evals.report import atomic_write_text  # TODO(merge): .._storage
 
     source = Path(args.file)
     try:

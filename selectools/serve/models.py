@@ -45,6 +45,8 @@ class InvokeRequest:
 
 @dataclass
 class InvokeResponse:
+    """The JSON body ``POST /invoke`` answers with."""
+
     content: str
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     reasoning: str | None = None
@@ -59,6 +61,8 @@ class InvokeResponse:
 
 @dataclass
 class HealthResponse:
+    """The JSON body ``GET /health`` answers with."""
+
     status: str
     version: str
     model: str

@@ -12,12 +12,17 @@ apart. Saves are atomic: a crash mid-save leaves the previous version readable.
 ``updated_at`` (ISO 8601, UTC) unless the dict already had those keys.
 
 With ``AgentConfig(session_store=..., session_id=...)`` the agent loads the
-session when it is built and saves it after every run.
+session when it is built and saves it after every run. Each run is one turn
+under the session's lock (``store.lock(session_id)``: a lock file, or a Redis
+lock), held across processes from the reload at the start of the run to the
+save at its end: two concurrent turns on one session run one after the other,
+the second sees the first, and no turn is lost. A session written by a newer
+selectools is refused (:class:`SessionFormatError`), never overwritten.
 """
 
 from __future__ import annotations
 
-from ._base import SessionStore, SessionStoreError
+from ._base import SessionFormatError, SessionLock, SessionStore, SessionStoreError
 from ._json_file import JsonFileSessionStore
 from ._redis import RedisSessionStore
 from ._sqlite import SQLiteSessionStore
@@ -26,6 +31,8 @@ __all__ = [
     "JsonFileSessionStore",
     "RedisSessionStore",
     "SQLiteSessionStore",
+    "SessionFormatError",
+    "SessionLock",
     "SessionStore",
     "SessionStoreError",
 ]

@@ -1,16 +1,23 @@
-"""What every session store shares: the protocol, id and TTL checks, timestamps, encoding."""
+"""What every session store shares: the protocol, id and TTL checks, timestamps, encoding, locks."""
 
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any, Protocol, runtime_checkable
 
+from .._storage import LockTimeout
 from ..exceptions import SelectoolsError
 
 __all__ = [
+    "FORMAT_VERSION",
+    "SessionFormatError",
+    "SessionLock",
     "SessionStore",
     "SessionStoreError",
+    "check_format",
     "check_namespace",
     "check_session_id",
     "encode_data",
@@ -38,6 +45,76 @@ class SessionStore(Protocol):
 
 class SessionStoreError(SelectoolsError, ValueError):
     """A stored session cannot be read (damaged or written by something else); it is left as is."""
+
+
+class SessionFormatError(SessionStoreError):
+    """A stored session was written by a newer selectools: refused, never read or overwritten."""
+
+
+#: the session record format this version writes (and the newest it reads)
+FORMAT_VERSION = 1
+
+
+def check_format(found: Any, where: str) -> None:
+    """Refuse a record written in a newer (or unknown) format; it must not be read or overwritten."""
+    if found is None:
+        return
+    try:
+        number = int(found)
+    except (TypeError, ValueError):
+        number = -1
+    if number < 1 or number > FORMAT_VERSION:
+        raise SessionFormatError(
+            f"{where} was written in session format {found!r} by a newer selectools; this version "
+            f"reads format {FORMAT_VERSION}. Upgrade selectools (a newer selectools-jupyter) to use "
+            "it; it was left untouched."
+        )
+
+
+class SessionLock:
+    """One session's lock, held across processes for a whole turn (load, run, save).
+
+    ``acquire()`` waits up to the timeout and raises :class:`~selectools._storage.LockTimeout`;
+    ``release()`` may be called from another thread. Also a context manager.
+    """
+
+    def __init__(
+        self,
+        what: str,
+        timeout: float,
+        acquire: Callable[[float], bool],
+        release: Callable[[], None],
+    ) -> None:
+        self._what = what
+        self.timeout = timeout
+        self._acquire = acquire
+        self._release = release
+        self._held = False
+        self._guard = threading.Lock()
+
+    def acquire(self) -> None:
+        if not self._acquire(self.timeout):
+            raise LockTimeout(
+                f"{self._what} stayed locked by another turn for {self.timeout:g}s "
+                "(AgentConfig.session_lock_timeout): another process or thread is running a turn "
+                "on this session"
+            )
+        with self._guard:
+            self._held = True
+
+    def release(self) -> None:
+        with self._guard:
+            if not self._held:
+                return
+            self._held = False
+        self._release()
+
+    def __enter__(self) -> SessionLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
 
 
 def resolve_ttl(ttl_seconds: float | None, default_ttl: float | None) -> float | None:

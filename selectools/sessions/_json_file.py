@@ -1,11 +1,11 @@
 """``JsonFileSessionStore``: one human-readable JSON file per session.
 
-Saves are atomic and durable: the new version is written to a temporary file
-in the same directory, flushed to disk (fsync), then renamed over the old one,
-so a crash at any moment leaves either the old or the new session, never a
-mix. Writers take an exclusive lock on the directory's lock file, so two
-processes saving the same session cannot interleave; readers need no lock.
-Temporary files left by a killed writer are removed by the next save.
+Saves are atomic and durable (:func:`selectools._storage.atomic_write_bytes`:
+temporary file, fsync, rename), so a crash at any moment leaves either the old
+or the new session, never a mix. Writers take the directory's lock file, so two
+processes saving at once cannot interleave; readers need no lock. Temporary
+files left by a killed writer are removed by the next save. :meth:`lock` is a
+per-session lock file that an agent holds for a whole turn.
 """
 
 from __future__ import annotations
@@ -14,12 +14,25 @@ import json
 import os
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
+from .._storage import (
+    DEFAULT_TIMEOUT,
+    atomic_write_bytes,
+    file_lock,
+    fsync_directory,
+    new_file_lock,
+    remove_orphans,
+    try_acquire,
+)
 from ._base import (
+    FORMAT_VERSION,
+    SessionLock,
     SessionStoreError,
+    check_format,
     check_namespace,
     check_session_id,
     check_ttl,
@@ -29,7 +42,6 @@ from ._base import (
     resolve_ttl,
     with_timestamps,
 )
-from ._filelock import exclusive_lock
 
 __all__ = ["JsonFileSessionStore"]
 
@@ -79,12 +91,13 @@ class JsonFileSessionStore:
         path = self._path(session_id)
         check_ttl(ttl_seconds)
         encode_data(data)  # fail on unserialisable data before touching the disk
-        with exclusive_lock(str(self.directory / _LOCK_NAME)):
-            self._remove_orphans()
+        with file_lock(self.directory / _LOCK_NAME):
+            remove_orphans(self.directory, ".json")
             now = self._clock()
-            previous = self._read(path)
+            previous = self._read(path)  # damaged or newer: raises, and the file stays as is
             created = previous["created_at"] if previous is not None else iso_timestamp(now)
             record = {
+                "format": FORMAT_VERSION,
                 "session_id": session_id,
                 "created_at": created,
                 "updated_at": iso_timestamp(now),
@@ -92,33 +105,37 @@ class JsonFileSessionStore:
                 "ttl_seconds": ttl_seconds,
                 "data": data,
             }
-            self._write_atomic(path, json.dumps(record, ensure_ascii=False, indent=2).encode())
-
-    def _write_atomic(self, path: Path, payload: bytes) -> None:
-        temp = path.with_name(f".{path.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp")
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(payload)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temp, path)
-        except BaseException:
-            temp.unlink(missing_ok=True)
-            raise
-        _fsync_directory(self.directory)
-
-    def _remove_orphans(self) -> None:
-        """Temporary files of writers that died mid-save (only called under the lock)."""
-        for orphan in self.directory.glob(".*.json.*.tmp"):
-            orphan.unlink(missing_ok=True)
+            atomic_write_bytes(path, json.dumps(record, ensure_ascii=False, indent=2).encode())
 
     def delete(self, session_id: str) -> None:
         """Remove the session; no-op when it does not exist."""
         path = self._path(session_id)
-        with exclusive_lock(str(self.directory / _LOCK_NAME)):
+        with file_lock(self.directory / _LOCK_NAME):
             path.unlink(missing_ok=True)
-            _fsync_directory(self.directory)
+            fsync_directory(self.directory)
+
+    def lock(self, session_id: str, timeout: float = DEFAULT_TIMEOUT) -> SessionLock:
+        """The session's lock (a lock file next to it), for one turn across processes."""
+        path = self._path(session_id)
+        held = new_file_lock(path.with_name(f".{path.stem}.turn-lock"), timeout)
+
+        return SessionLock(
+            f"session {session_id!r} in {self.directory}",
+            timeout,
+            partial(try_acquire, held),
+            held.release,
+        )
+
+    def set_aside(self, session_id: str) -> str | None:
+        """Move a damaged session out of the way (renamed, kept); returns where it went."""
+        path = self._path(session_id)
+        with file_lock(self.directory / _LOCK_NAME):
+            if not path.exists():
+                return None
+            kept = path.with_name(f"{path.name}.damaged-{int(self._clock() * 1000)}")
+            os.replace(path, kept)
+            fsync_directory(self.directory)
+        return str(kept)
 
     # -- reading ------------------------------------------------------------
     def _read(self, path: Path) -> dict[str, Any] | None:
@@ -128,9 +145,14 @@ class JsonFileSessionStore:
             return None
         try:
             record = json.loads(text)
-            if not isinstance(record, dict) or not isinstance(record.get("data"), dict):
+            if not isinstance(record, dict):
+                raise ValueError("not a session record")
+            check_format(record.get("format"), str(path))
+            if not isinstance(record.get("data"), dict):
                 raise ValueError("not a session record")
             float(record["updated_ts"])
+        except SessionStoreError:
+            raise
         except (ValueError, KeyError, TypeError) as exc:
             raise SessionStoreError(
                 f"{path} is not a session file this store can read ({exc}). It was left "
@@ -175,17 +197,3 @@ class JsonFileSessionStore:
 
     def __repr__(self) -> str:
         return f"JsonFileSessionStore(directory={str(self.directory)!r}, ttl_seconds={self.ttl_seconds})"
-
-
-def _fsync_directory(directory: Path) -> None:
-    """Make a rename durable (POSIX); a no-op where directories cannot be opened."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:  # pragma: no cover - Windows
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover - some filesystems refuse
-        pass
-    finally:
-        os.close(fd)

@@ -2,22 +2,39 @@
 
 The table keeps the documented columns (``session_id``, ``data`` as JSON,
 ``created_at``/``updated_at`` as ISO 8601) plus a namespace, the numeric update
-time and an optional per-session TTL. The database runs in WAL mode, so a
-process killed mid-save leaves the last committed session, and several
-processes can read while one writes.
+time and an optional per-session TTL. The database is opened the way every
+selectools SQLite store is (:func:`selectools._storage.open_sqlite`: WAL,
+``synchronous=FULL``, format version in ``PRAGMA user_version``), so a process
+killed mid-save leaves the last committed session, several processes can read
+while one writes, and a database from a newer selectools is refused.
+:meth:`SQLiteSessionStore.lock` is a per-session lock file beside the database
+(``<db>.locks/``) that an agent holds for a whole turn.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from .._storage import (
+    DEFAULT_TIMEOUT,
+    NewerFormatError,
+    new_file_lock,
+    open_sqlite,
+    transaction,
+    try_acquire,
+)
 from ._base import (
+    FORMAT_VERSION,
+    SessionLock,
     SessionStoreError,
     check_namespace,
     check_session_id,
@@ -27,6 +44,9 @@ from ._base import (
     resolve_ttl,
     with_timestamps,
 )
+
+if TYPE_CHECKING:
+    import sqlite3
 
 __all__ = ["SQLiteSessionStore"]
 
@@ -79,19 +99,36 @@ class SQLiteSessionStore:
         self.namespace = check_namespace(namespace)
         self.db_path = os.fspath(db_path)
         self._clock = clock
-        with self._connect() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute(_SCHEMA)
+        self._local = threading.local()
+        self._connection()  # create (or check) the database now
+
+    def _connection(self) -> sqlite3.Connection:
+        """This thread's connection (opened, schema and format checked, on first use)."""
+        db: sqlite3.Connection | None = getattr(self._local, "db", None)
+        if db is None or getattr(self._local, "pid", None) != os.getpid():
+            try:
+                db = open_sqlite(
+                    self.db_path,
+                    _SCHEMA,
+                    what="session store",
+                    format_version=FORMAT_VERSION,
+                    error=SessionStoreError,
+                )
+            except NewerFormatError as exc:
+                raise SessionStoreError(str(exc)) from None
+            self._local.db, self._local.pid = db, os.getpid()
+        return db
+
+    def close(self) -> None:
+        """Close this thread's connection (the next call opens a new one)."""
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            self._local.db = None
+            db.close()
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        """A connection per operation: safe across threads and processes."""
-        db = sqlite3.connect(self.db_path, timeout=30.0, isolation_level=None)
-        try:
-            db.execute("PRAGMA synchronous=FULL")
-            yield db
-        finally:
-            db.close()
+        yield self._connection()
 
     def _live_args(self) -> tuple[Any, Any, Any]:
         return (self.ttl_seconds, self._clock(), self.ttl_seconds)
@@ -106,14 +143,8 @@ class SQLiteSessionStore:
         now = self._clock()
         stamp = iso_timestamp(now)
         row = (self.namespace or "", session_id, body, stamp, stamp, now, ttl_seconds)
-        with self._connect() as db:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                db.execute(_UPSERT, row)
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
+        with self._connect() as db, transaction(db):
+            db.execute(_UPSERT, row)
 
     def load(self, session_id: str) -> dict[str, Any] | None:
         """The saved dict (plus ``session_id``, ``created_at``, ``updated_at``), or None."""
@@ -164,6 +195,36 @@ class SQLiteSessionStore:
                 (self.namespace or "", *self._live_args()),
             ).fetchall()
         return [row[0] for row in rows]
+
+    def lock(self, session_id: str, timeout: float = DEFAULT_TIMEOUT) -> SessionLock:
+        """The session's lock (a lock file in ``<db_path>.locks/``), for one turn across processes."""
+        check_session_id(session_id)
+        key = f"{self.namespace or ''}\0{session_id}".encode()
+        name = hashlib.sha256(key).hexdigest()[:32] + ".lock"
+        held = new_file_lock(Path(f"{self.db_path}.locks") / name, timeout)
+
+        return SessionLock(
+            f"session {session_id!r} in {self.db_path}",
+            timeout,
+            partial(try_acquire, held),
+            held.release,
+        )
+
+    def set_aside(self, session_id: str) -> str | None:
+        """Move a damaged session out of the way (to ``sessions_set_aside``); where it went."""
+        check_session_id(session_id)
+        key = (self.namespace or "", session_id)
+        with self._connect() as db, transaction(db):
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS sessions_set_aside AS SELECT * FROM sessions WHERE 0"
+            )
+            moved = db.execute(
+                "INSERT INTO sessions_set_aside SELECT * FROM sessions "
+                "WHERE namespace = ? AND session_id = ?",
+                key,
+            ).rowcount
+            db.execute("DELETE FROM sessions WHERE namespace = ? AND session_id = ?", key)
+        return f"table sessions_set_aside of {self.db_path}" if moved else None
 
     def __repr__(self) -> str:
         return f"SQLiteSessionStore(db_path={self.db_path!r}, ttl_seconds={self.ttl_seconds})"

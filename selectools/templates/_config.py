@@ -21,6 +21,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._install import install_hint
 from ._errors import TemplateConfigError
 from ._providers import make_provider
 
@@ -280,7 +281,7 @@ def from_yaml(path: str | Path, provider: Any = None) -> Agent:
         import yaml
     except ImportError as exc:
         raise ImportError(
-            "from_yaml needs PyYAML: pip install pyyaml (or pip install 'selectools[serve]')"
+            f"from_yaml needs PyYAML: pip install pyyaml (or {install_hint('serve')})"
         ) from exc
     file = Path(path)
     shown = str(path)

@@ -12,6 +12,7 @@ import importlib
 from typing import Any
 
 from .._env import env_value
+from .._install import install_hint
 from ..providers._specs import SPECS
 
 __all__ = ["AUTO_ORDER", "auto_provider_name", "make_provider"]
@@ -23,6 +24,7 @@ CONFIG_PROVIDERS = ("openai", "anthropic", "gemini", "ollama", "local", "auto")
 
 
 def auto_provider_name() -> str:
+    """The first provider whose key is set in the environment (or a ``.env``), else ``local``."""
     for name in AUTO_ORDER:
         if env_value(*SPECS[name].key_env):
             return name
@@ -46,5 +48,5 @@ def make_provider(name: str) -> Any:
         return getattr(module, spec.class_name)()
     except ImportError as exc:
         raise ValueError(
-            f"provider {name!r} needs its SDK: pip install 'selectools[{spec.extra}]' ({exc})"
+            f"provider {name!r} needs its SDK: {install_hint(spec.extra)} ({exc})"
         ) from exc

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+from .._storage import atomic_write_text
 from ..exceptions import ProviderError
 from ..providers import _adapt
 from ..providers._base import RequestProvider
@@ -89,24 +89,13 @@ class RecordingProvider(RequestProvider):
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the recording atomically (a crash never leaves half a file)."""
         target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
         payload = {
             "format": _FORMAT,
             "version": _VERSION,
             "provider": self.name,
             "calls": self.calls,
         }
-        handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w") as stream:
-                json.dump(payload, stream, indent=2)
-                stream.flush()
-                os.fsync(stream.fileno())
-            os.replace(temp, target)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
-        return target
+        return atomic_write_text(target, json.dumps(payload, indent=2))
 
 
 class ReplayProvider(RequestProvider):

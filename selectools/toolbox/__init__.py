@@ -51,8 +51,8 @@ __all__ = [
     "get_tools_by_category",
 ]
 
-#: The categories, in the order ``get_all_tools`` lists them.
 CATEGORIES = ("file", "web", "data", "datetime", "text")
+"""The categories, in the order ``get_all_tools`` lists them."""
 
 
 def get_tools_by_category(

@@ -11,8 +11,7 @@ cannot raise it past the policy's cap (``NetPolicy.max_timeout``,
 
 ``web_search`` talks to a search API at a configurable base URL
 (:class:`SearchConfig`): the Brave Search API (``BRAVE_API_KEY``) or a SearXNG
-instance (``SEARXNG_URL``). Needs the ``httpx`` package (``pip install
-"selectools[toolbox]"``).
+instance (``SEARXNG_URL``). Needs the ``httpx`` package (the ``toolbox`` extra).
 """
 
 from __future__ import annotations
@@ -23,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._install import install_hint
 from .._net_guard import (
     MAX_TIMEOUT_SECONDS,
     FetchResult,
@@ -54,9 +54,7 @@ def _require_httpx() -> None:
     try:
         import httpx  # noqa: F401
     except ModuleNotFoundError:
-        raise ModuleNotFoundError(
-            'The web tools need httpx: pip install "selectools[toolbox]"'
-        ) from None
+        raise ModuleNotFoundError(f"The web tools need httpx: {install_hint('toolbox')}") from None
 
 
 def _parse_headers(headers: str | None) -> dict[str, str]:

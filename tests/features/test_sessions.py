@@ -387,6 +387,6 @@ def test_an_unreadable_stored_message_stops_construction_and_keeps_the_file(tmp_
     store.save("user-123", {"messages": [{"content": "no role"}]})
     before = (tmp_path / "user-123.json").read_text()
     with pytest.raises(SessionStoreError, match="left untouched"):
-        _agent(store)
+        _agent(store, on_damaged_session="fail")
     assert (tmp_path / "user-123.json").read_text() == before
     os.remove(tmp_path / "user-123.json")

@@ -142,11 +142,13 @@ def test_file_names_and_size_rotation(tmp_path: Path) -> None:
     assert daily.current_path().name.startswith("audit-") and daily.current_path().exists()
     single = AuditLogger(tmp_path / "s", daily_rotation=False)
     single.write("x", "r1")
-    assert [p.name for p in (tmp_path / "s").iterdir()] == ["audit.jsonl"]
+    assert [p.name for p in (tmp_path / "s").iterdir() if p.name != ".audit.lock"] == [
+        "audit.jsonl"
+    ]
     small = AuditLogger(tmp_path / "r", daily_rotation=False, max_bytes=300)
     for index in range(10):
         small.write("x", "r", n=index, pad="p" * 100)
-    names = sorted(p.name for p in (tmp_path / "r").iterdir())
+    names = sorted(p.name for p in (tmp_path / "r").iterdir() if p.name != ".audit.lock")
     assert names[0] == "audit.1.jsonl" and "audit.jsonl" in names and len(names) >= 4
     assert all((tmp_path / "r" / n).stat().st_size <= 300 for n in names)
     log = AuditLogger.read(tmp_path / "r")

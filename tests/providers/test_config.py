@@ -174,5 +174,7 @@ def test_a_missing_sdk_names_the_extra_to_install():
         "        print(exc)\n"
     )
     output = _run_python(code).stdout
-    assert "pip install 'selectools[openai]'" in output
-    assert "pip install 'selectools[gemini]'" in output
+    # the extra's own packages, never the other project that owns "selectools" on the index
+    assert "pip install \"openai>=1.30\" (the 'openai' extra of selectools-jupyter)" in output
+    assert "pip install \"httpx>=0.27\" (the 'gemini' extra of selectools-jupyter)" in output
+    assert "selectools[" not in output

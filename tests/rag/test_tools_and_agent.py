@@ -177,7 +177,7 @@ def test_a_missing_optional_dependency_names_the_extra(
     monkeypatch: pytest.MonkeyPatch, module, make, extra
 ) -> None:
     monkeypatch.setitem(sys.modules, module, None)  # as if not installed
-    with pytest.raises(MissingDependencyError, match=rf"pip install 'selectools\[{extra}\]'"):
+    with pytest.raises(MissingDependencyError, match=rf"the '{extra}' extra of selectools-jupyter"):
         make()
 
 

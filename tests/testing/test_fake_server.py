@@ -147,7 +147,12 @@ def test_scripted_replies_from_scripted_provider_are_accepted(server):
     data = post(server, path, body).json()
     assert data["choices"][0]["message"]["content"] == "shared"
     assert data["choices"][0]["message"]["tool_calls"][0]["function"]["name"] == "f"
-    assert data["usage"] == {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}
+    assert data["usage"] == {
+        "prompt_tokens": 7,
+        "completion_tokens": 3,
+        "total_tokens": 10,
+        "prompt_tokens_details": {"cached_tokens": 0},  # as OpenAI sends it
+    }
 
 
 def test_api_key_is_enforced_in_each_vendors_header():

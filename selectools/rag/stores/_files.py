@@ -1,30 +1,13 @@
-"""Atomic file writes and the JSON sidecar of documents the file-backed stores share."""
+"""The JSON sidecar of documents the file-backed stores share."""
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from ..document import Document
 from ..errors import DocumentLoadError
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` all or nothing (temp file, fsync, rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def dump_documents(ids: list[str], docs: list[Document], extra: dict[str, Any]) -> bytes:

@@ -39,7 +39,7 @@ _SCALARS = (str, int, float, bool)
 
 
 class ChromaVectorStore(VectorStore):
-    """Cosine search in a Chroma collection (``pip install 'selectools[chroma]'``)."""
+    """Cosine search in a Chroma collection (the ``chroma`` extra)."""
 
     kind = "chroma"
 

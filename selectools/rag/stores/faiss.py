@@ -13,11 +13,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..._storage import atomic_write_bytes
 from ...stability import beta
 from ..document import Document, SearchResult
 from ..errors import require_extra
 from ..vector_store import VectorStore, matches_filter
-from ._files import dump_documents, load_documents, write_atomic
+from ._files import dump_documents, load_documents
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy
@@ -29,7 +30,7 @@ __all__ = ["FAISSVectorStore"]
 
 @beta
 class FAISSVectorStore(VectorStore):
-    """Cosine search with FAISS (``pip install 'selectools[rag]'``)."""
+    """Cosine search with FAISS (the ``rag`` extra)."""
 
     kind = "faiss"
 
@@ -133,7 +134,7 @@ class FAISSVectorStore(VectorStore):
             docs = [self._by_label[label][1] for label in labels]
             if self._index is not None:
                 data = self._faiss.serialize_index(self._index).tobytes()
-                write_atomic(folder / "index.faiss", data)
+                atomic_write_bytes(folder / "index.faiss", data)
             extra = {
                 "kind": self.kind,
                 "dimension": self.dimension,
@@ -141,7 +142,7 @@ class FAISSVectorStore(VectorStore):
                 "next": self._next,
                 "index_factory": self.index_factory,
             }
-            write_atomic(folder / "documents.json", dump_documents(ids, docs, extra))
+            atomic_write_bytes(folder / "documents.json", dump_documents(ids, docs, extra))
 
     @classmethod
     def load(cls, path: str | Path, embedder: EmbeddingProvider | None = None) -> FAISSVectorStore:

@@ -11,9 +11,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..._storage import atomic_write_bytes
 from ..document import Document, SearchResult
 from ..vector_store import VectorStore, top_hits
-from ._files import dump_documents, load_documents, write_atomic
+from ._files import dump_documents, load_documents
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy
@@ -98,8 +99,8 @@ class InMemoryVectorStore(VectorStore):
         with self._lock:
             buffer = io.BytesIO()
             numpy.save(buffer, self._vectors())
-            write_atomic(folder / "vectors.npy", buffer.getvalue())
-            write_atomic(
+            atomic_write_bytes(folder / "vectors.npy", buffer.getvalue())
+            atomic_write_bytes(
                 folder / "documents.json",
                 dump_documents(
                     self._ids, self._docs, {"kind": self.kind, "dimension": self.dimension}

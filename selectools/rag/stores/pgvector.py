@@ -32,7 +32,7 @@ _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 
 @beta
 class PgVectorStore(VectorStore):
-    """Cosine search in PostgreSQL + pgvector (``pip install 'selectools[postgres]'``)."""
+    """Cosine search in PostgreSQL + pgvector (the ``postgres`` extra)."""
 
     kind = "pgvector"
 

@@ -37,7 +37,7 @@ class PineconeError(RAGError):
 
 
 class PineconeVectorStore(VectorStore):
-    """Cosine search in a Pinecone index (``pip install 'selectools[rag]'`` for httpx)."""
+    """Cosine search in a Pinecone index (the ``rag`` extra, for httpx)."""
 
     kind = "pinecone"
 

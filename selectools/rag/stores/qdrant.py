@@ -28,7 +28,7 @@ __all__ = ["QdrantVectorStore"]
 
 @beta
 class QdrantVectorStore(VectorStore):
-    """Cosine search in a Qdrant collection (``pip install 'selectools[rag]'``)."""
+    """Cosine search in a Qdrant collection (the ``rag`` extra)."""
 
     kind = "qdrant"
 

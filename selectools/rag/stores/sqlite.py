@@ -7,11 +7,11 @@ vectors once into a numpy matrix and reuses it until the next write.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..._storage import open_sqlite, transaction
 from ..document import Document, SearchResult
 from ..vector_store import VectorStore, top_hits
 
@@ -47,8 +47,7 @@ class SQLiteVectorStore(VectorStore):
     ) -> None:
         super().__init__(embedder, dimension)
         self.db_path = str(db_path)
-        self._conn = sqlite3.connect(self.db_path, check_same_thread=False)
-        self._conn.executescript(_SCHEMA)
+        self._conn = open_sqlite(self.db_path, _SCHEMA, what="vector store")
         row = self._conn.execute("select value from store_info where key = 'dimension'").fetchone()
         if row is not None:
             stored = int(row[0])
@@ -60,9 +59,11 @@ class SQLiteVectorStore(VectorStore):
                 )
             self.dimension = stored
         self._cache: tuple[list[str], list[Document], numpy.ndarray] | None = None
+        #: documents the last load skipped because they could not be read (which, and why)
+        self.unreadable: list[str] = []
 
     def _on_dimension(self, dimension: int) -> None:
-        with self._conn:
+        with transaction(self._conn):
             self._conn.execute(
                 "insert or replace into store_info (key, value) values ('dimension', ?)",
                 (str(dimension),),
@@ -73,7 +74,7 @@ class SQLiteVectorStore(VectorStore):
             (id_, doc.text, json.dumps(doc.metadata, ensure_ascii=False), vec.tobytes())
             for id_, doc, vec in zip(ids, documents, vectors, strict=True)
         ]
-        with self._conn:  # one transaction: all rows or none
+        with transaction(self._conn):  # all rows or none
             self._conn.executemany(
                 "insert into documents (id, text, metadata, embedding) values (?, ?, ?, ?)", rows
             )
@@ -86,13 +87,25 @@ class SQLiteVectorStore(VectorStore):
             rows = self._conn.execute(
                 "select id, text, metadata, embedding from documents order by seq"
             ).fetchall()
-            ids = [r[0] for r in rows]
-            docs = [Document(text=r[1], metadata=json.loads(r[2])) for r in rows]
+            ids, docs, vectors, unreadable = [], [], [], []
+            width = 4 * (self.dimension or 0)
+            for id_, text, metadata, embedding in rows:
+                try:
+                    meta = json.loads(metadata)
+                    if not isinstance(meta, dict) or not isinstance(embedding, bytes):
+                        raise ValueError("metadata is not an object or the vector is not a blob")
+                    if width and len(embedding) != width:
+                        raise ValueError(f"the vector has {len(embedding)} bytes, not {width}")
+                except ValueError as exc:
+                    unreadable.append(f"document {id_!r} in {self.db_path} cannot be read: {exc}")
+                    continue
+                ids.append(id_)
+                docs.append(Document(text=text, metadata=meta))
+                vectors.append(embedding)
+            self.unreadable = unreadable
             matrix = (
-                numpy.frombuffer(b"".join(r[3] for r in rows), dtype=numpy.float32).reshape(
-                    len(rows), -1
-                )
-                if rows
+                numpy.frombuffer(b"".join(vectors), dtype=numpy.float32).reshape(len(ids), -1)
+                if ids
                 else numpy.zeros((0, self.dimension or 0), dtype=numpy.float32)
             )
             self._cache = (ids, docs, matrix)
@@ -107,12 +120,12 @@ class SQLiteVectorStore(VectorStore):
         return top_hits(matrix @ vector, ids, docs, top_k, filter)
 
     def _delete(self, ids: list[str]) -> None:
-        with self._conn:
+        with transaction(self._conn):
             self._conn.executemany("delete from documents where id = ?", [(i,) for i in ids])
         self._cache = None
 
     def _clear(self) -> None:
-        with self._conn:
+        with transaction(self._conn):
             self._conn.execute("delete from documents")
         self._cache = None
 
