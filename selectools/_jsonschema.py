@@ -24,6 +24,7 @@ are ignored, as JSON Schema prescribes.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -316,7 +317,7 @@ def _search(pattern: Any, value: str, path: str) -> Any:
 
 
 def _check_number(value: float, schema: dict[str, Any], path: str) -> None:
-    bounds = (
+    bounds: tuple[tuple[str, Callable[[float, float], bool], str], ...] = (
         ("minimum", lambda v, b: v >= b, ">="),
         ("maximum", lambda v, b: v <= b, "<="),
         ("exclusiveMinimum", lambda v, b: v > b, ">"),

@@ -17,6 +17,8 @@ from ._storage import NewerFormatError
 from .exceptions import SelectoolsError
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from .providers.base import LLMRequest
 
 __all__ = [
@@ -123,7 +125,7 @@ def run_extraction(provider: Any, request: LLMRequest) -> str:
     return message.text
 
 
-def open_store_db(path: str, schema: str, what: str) -> Any:
+def open_store_db(path: str, schema: str, what: str) -> sqlite3.Connection:
     """A SQLite memory store (see :func:`selectools._storage.open_sqlite`); newer formats refused."""
     from ._storage import NewerFormatError, open_sqlite
 

@@ -464,7 +464,7 @@ class _ParallelStep(Step):
     def __call__(self, value: Any, **kwargs: Any) -> dict[str, Any]:
         return self._once(value, kwargs, {})
 
-    def _once(self, value: Any, kwargs: dict[str, Any], entry: dict[str, Any]) -> Any:
+    def _once(self, value: Any, kwargs: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
         children: list[dict[str, Any]] = []
         entry["steps"] = children
         outputs: dict[str, Any] = {}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import warnings
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 __all__ = ["beta", "deprecated", "stable"]
 
@@ -64,6 +64,6 @@ def deprecated(since: str, replacement: str | None = None) -> Callable[[T], T]:
         marked.__stability__ = "deprecated"
         marked.__deprecated_since__ = since
         marked.__deprecated_replacement__ = replacement
-        return marked
+        return cast(T, marked)  # the class itself, or a wrapper with the function's signature
 
     return decorate

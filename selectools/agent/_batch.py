@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .._progress import progress_bar
 from ..observer import EventEmitter
@@ -18,12 +18,30 @@ if TYPE_CHECKING:
     from ..structured import ResponseFormat
     from .core import Agent
 
-__all__ = ["run_batch", "run_batch_async"]
+__all__ = ["BatchExecutor", "failed_result", "run_batch", "run_batch_async"]
 
 
-def _failed(exc: BaseException) -> AgentResult:
+def failed_result(exc: BaseException) -> AgentResult:
+    """The result of a prompt whose run raised: the error is the answer, the batch goes on."""
     message = Message(role=Role.ASSISTANT, content=f"Error: {type(exc).__name__}: {exc}")
     return AgentResult(message=message, stop_reason="error", error=exc)
+
+
+class BatchExecutor(Protocol):
+    """Runs a batch's prompts elsewhere, e.g. :class:`~selectools.evals.RayExecutor`.
+
+    Results come back in prompt order; ``on_result`` is called once per prompt as
+    results arrive (it drives progress and the error count).
+    """
+
+    def run_prompts(
+        self,
+        agent: Agent,
+        prompts: Sequence[Any],
+        max_concurrency: int,
+        response_format: ResponseFormat | None,
+        on_result: Callable[[AgentResult], None],
+    ) -> list[AgentResult]: ...
 
 
 def _check(max_concurrency: int) -> None:
@@ -57,10 +75,13 @@ def run_batch(
     response_format: ResponseFormat | None,
     on_progress: Callable[[int, int], Any] | None,
     show_progress: bool,
+    executor: BatchExecutor | None = None,
 ) -> list[AgentResult]:
     _check(max_concurrency)
     with progress_bar(show_progress, len(prompts), "batch") as bar:
-        return _run_batch(agent, prompts, max_concurrency, response_format, on_progress, bar)
+        return _run_batch(
+            agent, prompts, max_concurrency, response_format, on_progress, bar, executor
+        )
 
 
 def _run_batch(
@@ -70,6 +91,7 @@ def _run_batch(
     response_format: ResponseFormat | None,
     on_progress: Callable[[int, int], Any] | None,
     bar: Callable[[int, int], Any] | None,
+    executor: BatchExecutor | None,
 ) -> list[AgentResult]:
     batch_id = os.urandom(16).hex()
     emitter = EventEmitter(batch_id, agent.config.observers)
@@ -82,11 +104,19 @@ def _run_batch(
             result = agent.run(prompt, response_format=response_format)
         except Exception as exc:
             progress.done(True)
-            return _failed(exc)
+            return failed_result(exc)
         progress.done(result.error is not None)
         return result
 
-    if prompts:
+    if executor is not None:
+        results = executor.run_prompts(
+            agent,
+            prompts,
+            max_concurrency,
+            response_format,
+            lambda result: progress.done(result.error is not None),
+        )
+    elif prompts:
         with ThreadPoolExecutor(max_workers=min(max_concurrency, len(prompts))) as pool:
             results = list(pool.map(one, prompts))
     else:
@@ -134,7 +164,7 @@ async def _run_batch_async(
                 result = await agent.arun(prompt, response_format=response_format)
             except Exception as exc:
                 progress.done(True)
-                return _failed(exc)
+                return failed_result(exc)
         progress.done(result.error is not None)
         return result
 

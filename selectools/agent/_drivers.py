@@ -92,7 +92,9 @@ def _deadline_error(ctx: RunContext) -> ProviderError:
     )
 
 
-def _complete_sync(ctx: RunContext, provider: Any, request: LLMRequest) -> Any:
+def _complete_sync(
+    ctx: RunContext, provider: Any, request: LLMRequest
+) -> tuple[Message, UsageStats]:
     """``complete``; with a ``run_timeout``, given up on at the deadline.
 
     A blocking SDK call cannot be interrupted, and a server that sends its body a
@@ -119,10 +121,13 @@ def _complete_sync(ctx: RunContext, provider: Any, request: LLMRequest) -> Any:
     ok, value = outcome[0]
     if not ok:
         raise value
-    return value
+    reply: tuple[Message, UsageStats] = value  # what complete() returned in the thread
+    return reply
 
 
-async def _acomplete_by_deadline(ctx: RunContext, provider: Any, request: LLMRequest) -> Any:
+async def _acomplete_by_deadline(
+    ctx: RunContext, provider: Any, request: LLMRequest
+) -> tuple[Message, UsageStats]:
     """``acomplete``; with a ``run_timeout``, cancelled at the deadline."""
     if ctx.deadline is None:
         return await acomplete(provider, request)
@@ -299,7 +304,8 @@ def drive_sync(ctx: RunContext, program: Program) -> AgentResult:
         try:
             effect = send(value) if error is None else program.throw(error)
         except StopIteration as stop:
-            return stop.value
+            result: AgentResult = stop.value  # a Program returns its AgentResult
+            return result
         value = error = None
         try:
             if type(effect) is CallLLM and not effect.stream:
@@ -324,7 +330,8 @@ async def drive_async(ctx: RunContext, program: Program) -> AgentResult:
             try:
                 effect = program.send(value) if error is None else program.throw(error)
             except StopIteration as stop:
-                return stop.value
+                result: AgentResult = stop.value  # a Program returns its AgentResult
+                return result
             value = error = None
             await emitter.flush()
             try:

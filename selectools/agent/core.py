@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from ..memory import Memory
     from ..observer import Observer
     from ..structured import ResponseFormat
+    from ._batch import BatchExecutor
     from .background import RunHandle
     from .stream import AgentStream
 
@@ -458,16 +459,20 @@ class Agent(RichDisplay):
         on_progress: Callable[[int, int], Any] | None = None,
         *,
         progress: bool = True,
+        executor: BatchExecutor | None = None,
     ) -> list[AgentResult]:
         """Run many prompts concurrently (threads); results keep the input order.
 
         A prompt whose run raises gets a result with ``stop_reason="error"``
         and the exception in ``error``; the others are unaffected. A progress bar
         shows while it runs (tqdm, or the notebook's own bar); ``progress=False`` hides it.
+        ``executor=RayExecutor()`` runs the prompts on a Ray cluster instead.
         """
         from ._batch import run_batch
 
-        return run_batch(self, prompts, max_concurrency, response_format, on_progress, progress)
+        return run_batch(
+            self, prompts, max_concurrency, response_format, on_progress, progress, executor
+        )
 
     async def abatch(
         self,

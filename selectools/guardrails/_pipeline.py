@@ -66,8 +66,9 @@ class GuardrailsPipeline:
         return run_side(self.output, content, "output")
 
     def __repr__(self) -> str:
-        names = lambda gs: [g.name for g in gs]  # noqa: E731
-        return f"GuardrailsPipeline(input={names(self.input)}, output={names(self.output)})"
+        inputs = [g.name for g in self.input]
+        outputs = [g.name for g in self.output]
+        return f"GuardrailsPipeline(input={inputs}, output={outputs})"
 
 
 def _checked(guardrails: Iterable[Guardrail] | None, side: str) -> list[Guardrail]:

@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import json
 import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from .._jitter import jittered
@@ -164,13 +164,13 @@ class MCPClient:
     _call_tool = call_tool
     _call_tool_sync = call_tool_sync
 
-    def _run(self, coro: Any) -> Any:
+    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         if not self._portal.running:
             coro.close()
             raise self._not_connected()
         return self._portal.call(coro)
 
-    async def _arun(self, coro: Any) -> Any:
+    async def _arun(self, coro: Coroutine[Any, Any, T]) -> T:
         if not self._portal.running:
             coro.close()
             raise self._not_connected()

@@ -43,7 +43,8 @@ def interpolate(text: str, namespace: Mapping[str, Any], *, where: str = "prompt
         try:
             value, _ = _FORMATTER.get_field(field, (), namespace)
             value = _FORMATTER.convert_field(value, match.group("conv"))
-            return _FORMATTER.format_field(value, match.group("spec") or "")
+            text: str = _FORMATTER.format_field(value, match.group("spec") or "")
+            return text
         except (AttributeError, LookupError, TypeError, ValueError) as exc:
             raise NotebookUsageError(
                 f"{where}: cannot fill {{{field}}}: {type(exc).__name__}: {exc}"

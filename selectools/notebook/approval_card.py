@@ -177,7 +177,7 @@ def _with_static(bundle: Any, static: dict[str, str]) -> tuple[dict[str, Any], d
     return {**(data or {}), **static}, dict(meta or {})
 
 
-class CardBox(ipywidgets.VBox):
+class CardBox(ipywidgets.VBox):  # type: ignore[misc]  # ipywidgets ships no type hints
     """The approval cards of a run that outlives its cell, shown in one output.
 
     Shown while the cell runs (a finished cell only takes display updates), it is

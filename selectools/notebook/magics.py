@@ -12,7 +12,7 @@ import contextlib
 import difflib
 import os
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import (
@@ -35,6 +35,9 @@ from .eval_cell import EVAL_OPTIONS
 from .providers import PROVIDERS, provider_variables
 from .state import NotebookState
 from .status import Status, status
+
+if TYPE_CHECKING:
+    from ..serve import ServerHandle
 
 __all__ = ["SelectoolsMagics"]
 
@@ -75,7 +78,7 @@ class SelectoolsMagics(Magics):
     # -- %selectools ----------------------------------------------------------------
     @no_var_expand
     @line_magic
-    def selectools(self, line: str) -> Status | None:
+    def selectools(self, line: str) -> Status | ServerHandle | str | None:
         """Show or set the notebook's selectools defaults.
 
         %selectools                                     status: version, provider, model,

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import argparse
 import shlex
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import NotebookUsageError
 
+if TYPE_CHECKING:
+    from ..serve import ServerHandle
+
 __all__ = ["serve_line", "stop_all"]
 
-_servers: dict[str, Any] = {}
+_servers: dict[str, ServerHandle] = {}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -68,7 +71,7 @@ def _agent(name: str, namespace: dict[str, Any]) -> Any:
     )
 
 
-def serve_line(rest: str, namespace: dict[str, Any]) -> Any:
+def serve_line(rest: str, namespace: dict[str, Any]) -> ServerHandle | str:
     """Run ``%selectools serve REST``; returns the handle, or a listing string."""
     args = _parser().parse_args(shlex.split(rest))
     if args.name is None:
@@ -91,6 +94,7 @@ def serve_line(rest: str, namespace: dict[str, Any]) -> Any:
         handle = app.serve(port=args.port, host=args.host, background=True)
     except (OSError, RuntimeError) as exc:
         raise NotebookUsageError(f"%selectools serve: {exc}") from None
+    assert handle is not None  # background=True returns the handle (None only when blocking)
     _servers[args.name] = handle
     return handle
 

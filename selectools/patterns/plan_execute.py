@@ -89,7 +89,7 @@ class PlanAndExecuteAgent:
         )
 
         def step_prompt(state: GraphState) -> str:
-            task = state.data["plan"][state.data["step"] - 1]["task"] or state.data["task"]
+            task: str = state.data["plan"][state.data["step"] - 1]["task"] or state.data["task"]
             if not state.data["outputs"]:
                 return task
             context = "\n\n".join(state.data["outputs"])

@@ -66,7 +66,8 @@ class ReflectiveAgent:
         graph = new_graph("reflective", self.observers, self.cancellation_token)
 
         def actor_prompt(state: GraphState) -> str:
-            task, rounds = state.data["task"], state.data["rounds"]
+            task: str = state.data["task"]
+            rounds = state.data["rounds"]
             if not rounds:
                 return task
             last = rounds[-1]

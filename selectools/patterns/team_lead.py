@@ -191,10 +191,11 @@ class TeamLeadAgent:
     def _member_prompt(self, state: GraphState) -> str:
         subtask = state.data["subtasks"][state.data["current"]]
         earlier = [s for s in state.data["subtasks"] if s["result"] and s is not subtask]
+        task: str = subtask["task"]
         if self.strategy == "parallel" or not earlier:
-            return subtask["task"]
+            return task
         context = "\n".join(f"- {s['assignee']}: {s['result']}" for s in earlier)
-        return f"{subtask['task']}\n\nResults so far:\n{context}"
+        return f"{task}\n\nResults so far:\n{context}"
 
     def _state(self, prompt: str) -> GraphState:
         state = GraphState.from_prompt(prompt)

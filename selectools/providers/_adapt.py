@@ -27,7 +27,7 @@ providers through these four functions, so the rules live here once:
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from .._async_bridge import iterate_sync, run_sync
 from ..types import text_content
@@ -48,17 +48,22 @@ def is_provider(obj: Any) -> bool:
     )
 
 
-def _fast(provider: Any) -> bool:
+def _fast(provider: Any) -> TypeGuard[RequestProvider]:
     return isinstance(provider, RequestProvider) and not provider._keyword_overrides
 
 
+# A user's provider is duck-typed (any object with complete/acomplete): its replies are
+# taken to be what the Provider protocol declares, hence the annotated locals below.
 def complete(provider: Any, request: LLMRequest) -> tuple[Message, UsageStats]:
     if _fast(provider):
         return provider._complete(request)
     method = getattr(provider, "complete", None)
+    reply: tuple[Message, UsageStats]
     if method is not None:
-        return request.call(method)
-    return run_sync(request.call(provider.acomplete))
+        reply = request.call(method)
+    else:
+        reply = run_sync(request.call(provider.acomplete))
+    return reply
 
 
 async def acomplete(provider: Any, request: LLMRequest) -> tuple[Message, UsageStats]:
@@ -66,7 +71,8 @@ async def acomplete(provider: Any, request: LLMRequest) -> tuple[Message, UsageS
         return await provider._acomplete(request)
     method = getattr(provider, "acomplete", None)
     if method is not None:
-        return await method(**request.kwargs())
+        reply: tuple[Message, UsageStats] = await method(**request.kwargs())
+        return reply
     import asyncio
 
     return await asyncio.to_thread(provider.complete, **request.kwargs())

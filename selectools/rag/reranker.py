@@ -111,7 +111,8 @@ def _message(response: Any) -> str:
     try:
         body = response.json()
     except ValueError:
-        return response.text[:300]
+        text: str = response.text[:300]  # an httpx/requests response: .text is a str
+        return text
     if isinstance(body, dict):
         detail = body.get("message") or body.get("detail") or body.get("error")
         if detail:

@@ -298,7 +298,8 @@ def _normalise(matrix: numpy.ndarray) -> numpy.ndarray:
 
     norms = numpy.linalg.norm(matrix, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return (matrix / norms).astype(numpy.float32, copy=False)
+    normalised: numpy.ndarray = (matrix / norms).astype(numpy.float32, copy=False)
+    return normalised
 
 
 def top_hits(

@@ -27,7 +27,8 @@ def build(provider: Any, *, notes_file: str | None = None, **overrides: Any) -> 
     @tool
     def read_url(url: str) -> str:
         """Read a web page or document by URL and return its text."""
-        return http_get.function(url)
+        text: str = http_get.function(url)  # the toolbox tool returns the page text
+        return text
 
     @tool
     def save_notes(title: str, content: str) -> str:

@@ -38,6 +38,10 @@ import resource
 import signal
 import sys
 
+TYPE_CHECKING = False  # type checkers read the block below; the launcher never imports typing
+if TYPE_CHECKING:
+    from typing import Any
+
 UNAVAILABLE = 125
 MARKER = "selectools-run-python-launcher: "
 
@@ -94,7 +98,7 @@ def _drop_privileges() -> None:
     _check(_libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "setting no_new_privs")
 
 
-def _become_init(config: dict, status_fd: int) -> None:
+def _become_init(config: dict[str, Any], status_fd: int) -> None:
     """PID 1 of the new namespace: fresh /proc, limits, no privileges; runs the code as PID 2.
 
     The code is not PID 1 itself so that signals work for it as anywhere else

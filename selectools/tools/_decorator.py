@@ -44,7 +44,8 @@ def caller_frame(depth: int) -> FrameType | None:
     if getframe is None:  # pragma: no cover - non-CPython
         return None
     try:
-        return getframe(depth + 1)
+        frame: FrameType = getframe(depth + 1)
+        return frame
     except ValueError:  # pragma: no cover - stack shallower than expected
         return None
 

@@ -16,7 +16,7 @@ from .._display import RichDisplay
 from ..exceptions import ToolExecutionError, ToolValidationError
 from ..stability import stable
 from ._options import ToolOptions
-from ._parameter import UNSET, ToolParameter
+from ._parameter import UNSET, ToolParameter, _Unset
 from ._run import ChunkCallback, call_in_executor, finish_async, finish_sync
 from ._schema import Mismatch, TypeSpec, enum_contains, format_choices
 
@@ -79,7 +79,7 @@ class Tool(RichDisplay):
         )
         #: screen results for prompt injection before the model reads them (selectools.security)
         self.screen_output = bool(options.screen_output if screen_output is None else screen_output)
-        self._source: Any = UNSET
+        self._source: str | _Unset | None = UNSET
         self.__wrapped__ = function
         self.__name__: str = getattr(function, "__name__", name)
         self.__qualname__: str = getattr(function, "__qualname__", self.__name__)
@@ -365,7 +365,7 @@ class Tool(RichDisplay):
     @property
     def source(self) -> str | None:
         """The function's source code (``None`` if unavailable); assignable."""
-        if self._source is UNSET:
+        if isinstance(self._source, _Unset):
             try:
                 self._source = inspect.getsource(self.function)
             except (OSError, TypeError):

@@ -44,8 +44,9 @@ class Route:
 
 
 def _body_model(body: Any) -> str | None:
-    if isinstance(body, dict) and isinstance(body.get("model"), str):
-        return body["model"]
+    model = body.get("model") if isinstance(body, dict) else None
+    if isinstance(model, str):
+        return model
     return None
 
 
