@@ -121,9 +121,10 @@ def test_an_observer_treating_the_reply_as_text_sees_every_call(caplog) -> None:
     assert [r for r in caplog.records if r.name == "selectools.observer"] == []
 
 
-def test_the_readme_event_table_is_the_generated_one() -> None:
-    readme = _gen_events.README.read_text()
-    assert _gen_events.with_table(readme) == readme
+def test_the_docs_event_table_is_the_generated_one() -> None:
+    page = _gen_events.EVENTS_PAGE.read_text()
+    assert _gen_events.TABLE_START in page
+    assert _gen_events.with_table(page) == page
     table = _gen_events.render_table()
     assert "| `on_llm_end` | llm | `response: str (ReplyText)`, `usage: UsageStats` |" in table
     assert table.count("\n| `on_") == len(_gen_events.SPECS)
