@@ -3,7 +3,7 @@
 A model reply reaches ``on_llm_end`` / ``on_iteration_end`` / ``on_cache_hit``
 as text (the pages' observers and LoggingObserver's sample output treat it so);
 the built-in observers answer their named callbacks when a wrapping observer
-calls them directly; the README's event table is the generated one.
+calls them directly; the docs' event table (docs/observers.md) is the generated one.
 """
 
 from __future__ import annotations
