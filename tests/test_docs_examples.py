@@ -104,3 +104,60 @@ def test_output_blocks_are_read_and_compared(tmp_path):
     assert not printed_as_shown("a\nError: path ...\n", "a\nError: file /tmp/x\n")
     assert not printed_as_shown("a\nb\n", "a\nbc\n")  # whole lines
     assert not printed_as_shown("b\n", "ab\n")
+
+
+#: what tests/test_readme.py checked when the guides were README sections: each page still shows
+#: (and so test_page_examples_run still checks) these outputs
+MOVED_FROM_THE_README = {
+    "getting-started.md": ["A laptop costs $999.", "📊 Usage Summary", "You asked: Phone?"],
+    "providers.md": [
+        "It costs $699.",
+        "'Streaming ' | Streaming  | 1\nTrue",
+        "Hi {{ user.name }}! | get_price | unterminated JSON after TOOL_CALL",
+        "run_timeout",
+    ],
+    "observers.md": ["[('get_price', True)]"],
+    "tools.md": ["HELLO"],
+    "memory.md": [
+        "['My name is Ada.', 'I work on engines.', 'What do you know about me?']",
+        "[Known Entities]\n- Alice (person): role=engineer\n\n[Known Relationships]\n"
+        "- Alice works_at Acme (0.90)\n\n[Long-term Memory]\n## people\n- Alice prefers Python",
+    ],
+    "toolbox.md": [
+        "Wrote 8 characters to notes/todo.txt",
+        "Refused path '../.env': '..' leaves the root.",
+        "buy milk",
+        "cloud metadata",
+    ],
+    "mcp.md": ["add → 42"],
+    "testing.md": ["Hello from the fake server!"],
+    "notebook.md": ["[('deny', 'headless')]"],
+    "observability.md": [
+        "$999. ['think']\n['agent.run', 'gen_ai.llm.call', 'gen_ai.tool.execution']\n1"
+    ],
+    "graphs.md": ["True Publish?\nDraft about graphs (approved: yes)"],
+    "guardrails.md": [
+        "Check https://shop.example for me, [EMAIL:********]",
+        "[Tool output blocked: potential prompt injection detected. 3 suspicious pattern(s) found.]",
+        "Guardrail 'topic' blocked: Denied topics detected: politics",
+        "['run_start', 'guardrail', 'llm_end']",
+    ],
+    "evals.md": [
+        "50% {'output': 1}\nFalse\nTrue",  # the last line: results.xml is JUnit XML
+        "True\n['hi'] ['-Hello! How can I help?', '+Hi there!']",  # the snapshot file, the diff
+        "True 0.5",
+    ],
+    "serve.md": ["I can't log in · ['lookup_customer', 'search_help_articles', 'create_ticket']"],
+    "rag.md": ["shipping.txt (chunk 0)"],
+    "pipelines.md": [
+        "{'upper': 'QUBITS HOLD 0 AND 1 AT ONCE.', 'count_words': 7}",
+        "[('clean', 'ok'), ('summarizer', 'ok'), ('parallel', 'ok')]",
+    ],
+}
+
+
+@pytest.mark.parametrize("name", sorted(MOVED_FROM_THE_README))
+def test_the_readme_checks_moved_with_their_examples(name):
+    shown = "".join(example.output or "" for example in page_examples(DOCS / name) if example.run)
+    missing = [text for text in MOVED_FROM_THE_README[name] if text not in shown]
+    assert not missing, f"{name} no longer shows {missing}"

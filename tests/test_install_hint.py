@@ -26,7 +26,8 @@ def test_hints_name_the_packages_of_the_extra():
 
 def test_no_message_or_page_sends_a_user_to_the_other_project():
     offenders = []
-    for path in [*ROOT.joinpath("selectools").rglob("*.py"), ROOT / "README.md"]:
+    pages = [ROOT / "README.md", *ROOT.joinpath("docs").rglob("*.md")]
+    for path in [*ROOT.joinpath("selectools").rglob("*.py"), *pages]:
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if re.search(r"pip install[^\n]*\bselectools(\[|\b(?!-))", line):
                 offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")

@@ -3,7 +3,7 @@
 A model reply reaches ``on_llm_end`` / ``on_iteration_end`` / ``on_cache_hit``
 as text (the pages' observers and LoggingObserver's sample output treat it so);
 the built-in observers answer their named callbacks when a wrapping observer
-calls them directly; the README's event table is the generated one.
+calls them directly; the docs' event table (docs/observers.md) is the generated one.
 """
 
 from __future__ import annotations
@@ -121,9 +121,10 @@ def test_an_observer_treating_the_reply_as_text_sees_every_call(caplog) -> None:
     assert [r for r in caplog.records if r.name == "selectools.observer"] == []
 
 
-def test_the_readme_event_table_is_the_generated_one() -> None:
-    readme = _gen_events.README.read_text()
-    assert _gen_events.with_table(readme) == readme
+def test_the_docs_event_table_is_the_generated_one() -> None:
+    page = _gen_events.EVENTS_PAGE.read_text()
+    assert _gen_events.TABLE_START in page
+    assert _gen_events.with_table(page) == page
     table = _gen_events.render_table()
     assert "| `on_llm_end` | llm | `response: str (ReplyText)`, `usage: UsageStats` |" in table
     assert table.count("\n| `on_") == len(_gen_events.SPECS)

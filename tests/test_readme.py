@@ -1,4 +1,7 @@
-"""The README's Python examples run as written (in order, sharing one namespace)."""
+"""The README: short, its example runs, its links resolve, its commands are the ones CI runs.
+
+The guides' examples (docs/*.md) are run by tests/test_docs_examples.py; the README keeps one.
+"""
 
 import contextlib
 import io
@@ -14,13 +17,12 @@ def _python_blocks() -> list[str]:
     return re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
 
 
-def test_readme_has_examples():
-    assert len(_python_blocks()) >= 3
+def test_readme_is_short_and_has_an_example():
+    assert _python_blocks()
+    assert len(README.read_text().splitlines()) < 150  # the rest lives on the site (docs/)
 
 
 def test_readme_examples_run(monkeypatch, tmp_path):
-    # the provider-swap example only builds a provider: a placeholder key is enough
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-placeholder")
     monkeypatch.chdir(tmp_path)
     namespace: dict = {"__name__": "readme"}
     output = io.StringIO()
@@ -28,59 +30,40 @@ def test_readme_examples_run(monkeypatch, tmp_path):
         for block in _python_blocks():
             exec(compile(block, str(README), "exec"), namespace)
     printed = output.getvalue()
-    assert "A laptop costs $999." in printed
-    # the serve section: a template behind a real server, with a token
-    assert (
-        "I can't log in · ['lookup_customer', 'search_help_articles', 'create_ticket']\n" in printed
-    )
-    assert "📊 Usage Summary" in printed
-    assert "It costs $699.\n" in printed  # a documented provider's tool ran under stream()
-    assert "'Streaming ' | Streaming  | 1\nTrue\n" in printed  # AgentStream.partial_text
-    assert "[('get_price', True)]\n" in printed  # the filtered observer saw the tool end
-    assert "HELLO\n" in printed  # a ToolLike that is not a function wrapper ran
-    assert "Hi {{ user.name }}! | get_price | unterminated JSON after TOOL_CALL" in printed
-    # two agents on one session: every turn kept, in order
-    assert "['My name is Ada.', 'I work on engines.', 'What do you know about me?']\n" in printed
-    assert "Wrote 8 characters to notes/todo.txt\n" in printed  # the toolbox's file tools
-    assert "Refused path '../.env': '..' leaves the root." in printed
-    assert "cloud metadata\n" in printed  # the SSRF guard
-    assert (tmp_path / "workspace" / "notes" / "todo.txt").read_text() == "buy milk"
-    assert "add → 42\n" in printed  # an MCP server's tool ran through the agent
-    assert namespace["result"].content == "Hello from the fake server!"
-    assert "[('deny', 'headless')]\n" in printed  # an approval nobody could answer
-    assert "$999. ['think']\n" in printed  # a scheduled run used a reasoning tool
-    # the OTel spans of that run, then the one run the trace store kept
-    assert "['agent.run', 'gen_ai.llm.call', 'gen_ai.tool.execution']\n1\n" in printed
-    # the graph section: an interrupt, then the resumed run
-    assert "True Publish?\nDraft about graphs (approved: yes)\n" in printed
-    # the guardrails section
-    assert "Check https://shop.example for me, [EMAIL:********]\n" in printed
-    assert (
-        "[Tool output blocked: potential prompt injection detected. 3 suspicious pattern(s) found.]\n"
-        in printed
-    )
-    assert "Guardrail 'topic' blocked: Denied topics detected: politics\n" in printed
-    assert "['run_start', 'guardrail', 'llm_end']\n" in printed
-    assert "50% {'output': 1}\nFalse\n" in printed  # the evals section
-    assert (tmp_path / "results.xml").read_text().startswith("<?xml")
-    # snapshot mode caught a changed answer; the dashboard served the run on loopback
-    assert "['hi'] ['-Hello! How can I help?', '+Hi there!']\nTrue 0.5\n" in printed
-    assert (
-        '"output": "Hello! How can I help?"'
-        in (tmp_path / "snapshots/support.snap.json").read_text()
-    )
-    assert "shipping.txt (chunk 0)\n" in printed  # the offline model retrieved by meaning
-    assert (
-        "[Known Entities]\n- Alice (person): role=engineer\n\n"
-        "[Known Relationships]\n- Alice works_at Acme (0.90)\n\n"
-        "[Long-term Memory]\n## people\n- Alice prefers Python\n"
-    ) in printed
-    # the pipelines section: an agent step between two function steps, then a parallel group
-    assert "{'upper': 'QUBITS HOLD 0 AND 1 AT ONCE.', 'count_words': 7}\n" in printed
-    assert "[('clean', 'ok'), ('summarizer', 'ok'), ('parallel', 'ok')]\n" in printed
+    assert "A laptop costs $999.\n" in printed
+    assert "tool_execution" in printed  # the timeline lists the tool call
 
 
-@pytest.mark.parametrize("command", ['pip install -e ".[dev]" && python -m pytest'])
-def test_readme_gives_the_ci_test_command(command):
+def test_readme_links_resolve():
+    """Every relative link (and picture) in the README points at a file or folder of the repo."""
+    links = re.findall(r"\]\(([^)#]+)\)", README.read_text())
+    relative = [link for link in links if "://" not in link]
+    assert "docs/security.md" in relative and "docs/img/notebook-tour.png" in relative
+    missing = [link for link in relative if not (README.parent / link).exists()]
+    assert not missing, missing
+
+
+def test_readme_links_every_guide():
+    linked = set(re.findall(r"\]\((docs/[\w-]+\.md)\)", README.read_text()))
+    guides = {
+        f"docs/{page.name}"
+        for page in (README.parent / "docs").glob("*.md")
+        if page.name != "index.md"
+    }
+    assert guides - linked == set()
+
+
+@pytest.mark.parametrize(
+    ("command", "also_in"),
+    [
+        ('pip install -e ".[dev]" && python -m pytest', ".ci/run"),
+        (
+            'pip install -e ".[demos]" nbconvert && jupyter nbconvert --to notebook --execute '
+            "notebooks/*.ipynb --output-dir build/notebooks",
+            "docs/getting-started.md",
+        ),
+    ],
+)
+def test_readme_gives_the_quickstart_commands(command, also_in):
     assert command in README.read_text()
-    assert command in (README.parent / ".ci" / "run").read_text()
+    assert command in (README.parent / also_in).read_text()

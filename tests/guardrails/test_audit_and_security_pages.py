@@ -5,7 +5,7 @@ AUDIT: under ``PrivacyLevel.KEYS_ONLY`` every argument value becomes
 included). SECURITY: each example of the built-in pattern table is screened
 out, "You are now a ..." among them; a status notice phrased with a
 preposition ("You are now a member of ...") is not, and the new role pattern
-matches nothing in the README, the package's sources or the Python standard
+matches nothing in the README, the docs pages, the package's sources or the Python standard
 library's top-level modules (benign text that ships locally).
 """
 
@@ -92,7 +92,8 @@ def _role_pattern() -> re.Pattern[str]:
 def test_the_role_pattern_matches_no_benign_text_that_ships_locally() -> None:
     pattern = _role_pattern()
     stdlib = Path(sysconfig.get_paths()["stdlib"])
-    files = [ROOT / "README.md", *(ROOT / "selectools").rglob("*.py"), *stdlib.glob("*.py")]
+    pages = [ROOT / "README.md", *(ROOT / "docs").rglob("*.md")]
+    files = [*pages, *(ROOT / "selectools").rglob("*.py"), *stdlib.glob("*.py")]
     lines = 0
     hits = []
     for path in files:
@@ -104,7 +105,7 @@ def test_the_role_pattern_matches_no_benign_text_that_ships_locally() -> None:
 
 
 def test_the_readme_measure_on_the_injection_corpus_holds() -> None:
-    """README: the page's plain phrase flags 1 of the corpus's benign texts; our pattern none."""
+    """docs/differences.md: the page's plain phrase flags 1 of the corpus's benign texts; our pattern none."""
     from .test_injection_corpus import ATTACKS, BENIGN
 
     plain = re.compile(r"you\s+are\s+now\s+(?:an?|the)\s+[\w-]+", re.IGNORECASE)
