@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from selectools.rag import Document, VectorStore
+from selectools.rag import Document, HybridSearcher, VectorStore
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -147,7 +147,9 @@ def score(ranked: list[list[str]], questions: list[tuple[str, str]]) -> tuple[fl
     return hits / len(questions), reciprocal / len(questions)
 
 
-def ranked_sections(store: VectorStore, questions: list[tuple[str, str]]) -> list[list[str]]:
+def ranked_sections(
+    store: VectorStore | HybridSearcher, questions: list[tuple[str, str]]
+) -> list[list[str]]:
     """For each question, the distinct sections of its top 30 chunks, best first."""
     ranked = []
     for question, _ in questions:

@@ -58,6 +58,8 @@ def test_readme_examples_run(monkeypatch, tmp_path):
     )
     assert "Guardrail 'topic' blocked: Denied topics detected: politics\n" in printed
     assert "['run_start', 'guardrail', 'llm_end']\n" in printed
+    # the RAG section: a resumable ingestion with the fast offline embedder
+    assert "2 0 2\nshipping.md\n" in printed
     assert "50% {'output': 1}\nFalse\n" in printed  # the evals section
     assert (tmp_path / "results.xml").read_text().startswith("<?xml")
     # snapshot mode caught a changed answer; the dashboard served the run on loopback
