@@ -12,7 +12,9 @@ metadata (source path and chunk number included). A later ``ingest`` into the
 same store reads the hashes already stored and embeds only the chunks that are
 missing: re-running after a crash or a Ctrl-C costs only what was not stored,
 and new files cost only themselves. It adds, it never deletes: the chunks of a
-file that was edited or removed stay until you delete them.
+file that was edited or removed stay until you delete them. Two ``ingest`` calls
+into one store at the same time may both embed a chunk that was missing and
+store it twice; run one at a time per store.
 """
 
 from __future__ import annotations
