@@ -148,7 +148,7 @@ MOVED_FROM_THE_README = {
         "True 0.5",
     ],
     "serve.md": ["I can't log in · ['lookup_customer', 'search_help_articles', 'create_ticket']"],
-    "rag.md": ["shipping.txt (chunk 0)"],
+    "rag.md": ["shipping.txt (chunk 0)", "2 0 2\nshipping.md"],
     "pipelines.md": [
         "{'upper': 'QUBITS HOLD 0 AND 1 AT ONCE.', 'count_words': 7}",
         "[('clean', 'ok'), ('summarizer', 'ok'), ('parallel', 'ok')]",

@@ -3,7 +3,8 @@
 Names load lazily, so importing this package pulls in no SDK until an embedder
 is used. ``OpenAIEmbedder`` and ``OpenAIEmbeddings`` are other names the docs
 use for :class:`OpenAIEmbeddingProvider`. ``E5EmbeddingProvider`` (alias
-``LocalEmbedder``) is a real model that runs offline; ``HashEmbedder`` is a
+``LocalEmbedder``) is a real model that runs offline and
+``StaticEmbeddingProvider`` its fast offline tier (static token vectors); ``HashEmbedder`` is a
 deterministic stand-in for unit tests only.
 """
 
@@ -24,6 +25,7 @@ __all__ = [
     "OpenAIEmbedder",
     "OpenAIEmbeddingProvider",
     "OpenAIEmbeddings",
+    "StaticEmbeddingProvider",
 ]
 
 _LAZY = {
@@ -35,6 +37,7 @@ _LAZY = {
     "E5EmbeddingProvider": ".e5",
     "LocalEmbedder": ".e5",
     "HashEmbedder": ".hashing",
+    "StaticEmbeddingProvider": ".static",
 }
 
 
@@ -47,3 +50,4 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .hashing import HashEmbedder
     from .ollama import OllamaEmbeddingProvider
     from .openai import OpenAIEmbedder, OpenAIEmbeddingProvider, OpenAIEmbeddings
+    from .static import StaticEmbeddingProvider

@@ -1,6 +1,7 @@
 """RAG: load documents, chunk them, embed and store them, search by meaning and keywords.
 
-``DocumentLoader -> TextSplitter -> embedder -> VectorStore -> RAGTool -> Agent``;
+``DocumentLoader -> TextSplitter -> embedder -> VectorStore -> RAGTool -> Agent``
+(``ingest`` runs the first four overlapped and resumable);
 ``BM25`` and ``HybridSearcher`` add keyword search and fusion, ``CohereReranker``
 and ``JinaReranker`` re-score the fused candidates. Names load lazily: importing
 this package loads no engine (numpy, FAISS, Qdrant, psycopg) until it is used.
@@ -25,6 +26,7 @@ __all__ = [
     "HybridSearchTool",
     "HybridSearcher",
     "InMemoryVectorStore",
+    "IngestReport",
     "JinaReranker",
     "MissingDependencyError",
     "NoEmbedderError",
@@ -41,6 +43,7 @@ __all__ = [
     "TextSplitter",
     "UnknownVectorStoreError",
     "VectorStore",
+    "ingest",
 ]
 
 _LAZY = {
@@ -72,6 +75,8 @@ _LAZY = {
     "RAGTool": ".tools",
     "HybridSearchTool": ".tools",
     "RAGAgent": ".tools",
+    "ingest": ".ingest",
+    "IngestReport": ".ingest",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
@@ -89,6 +94,7 @@ if TYPE_CHECKING:  # pragma: no cover
         UnknownVectorStoreError,
     )
     from .hybrid import FusionMethod, HybridSearcher
+    from .ingest import IngestReport, ingest
     from .loaders import DocumentLoader
     from .reranker import CohereReranker, JinaReranker, Reranker, RerankerError
     from .stores.memory import InMemoryVectorStore
