@@ -169,7 +169,7 @@ def _described_parameters(schema: dict[str, Any]) -> list[ToolParameter]:
             ToolParameter(
                 key,
                 _PYTHON_TYPES.get(kind, Any) if isinstance(kind, str) else Any,
-                text.strip() if isinstance(text, str) and text.strip() else key,
+                text.strip() if isinstance(text, str) and text.strip() else f"Parameter '{key}'",
                 required=key in required,
                 schema=dict(prop),
             )
