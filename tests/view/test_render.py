@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from selectools import Agent, AgentConfig, Message, Role, tool
-from selectools._view.render import mimebundle
+from selectools._display import mimebundle
 from selectools.testing import ScriptedProvider, reply, tool_call
 from selectools.trace import AgentTrace, StepType, TraceStep
 from selectools.usage import AgentUsage, UsageStats
@@ -165,7 +165,7 @@ def test_multimodal_and_tool_messages():
 
 
 def test_unknown_objects_are_a_type_error():
-    with pytest.raises(TypeError, match="no notebook view for int"):
+    with pytest.raises(TypeError, match="int has no view"):
         mimebundle(3)
 
 
