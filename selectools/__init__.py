@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from . import _display
 from ._lazy import lazy_exports
 from ._version import __version__
 from .providers._specs import PROVIDER_SPECS
@@ -167,6 +168,16 @@ __all__ = ["__version__", *sorted(_EXPORTS)]
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+
+def _views(qualname: str) -> _display.Renderers | None:
+    """The view table's row for a type (``selectools._view`` is imported on the first display)."""
+    from ._view import lookup
+
+    return lookup(qualname)
+
+
+_display.install(_views)  # the one wiring point: core types reach their views through the port
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -38,7 +38,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._install import install_hint
+from ._display import render
 from ._storage import append_record, holding, new_file_lock
 from .observer import AgentObserver
 
@@ -137,21 +137,7 @@ class AuditLog(Sequence[dict[str, Any]]):
 
     def to_dataframe(self) -> pandas.DataFrame:
         """One row per record; ``ts`` parsed to UTC timestamps (needs pandas)."""
-        try:
-            import pandas as pd
-        except ImportError as exc:
-            raise ModuleNotFoundError(
-                f"AuditLog.to_dataframe() needs pandas: {install_hint('notebook')}"
-            ) from exc
-        columns = ["ts", "event", "run_id"]
-        for record in self.records:
-            for key in record:
-                if key not in columns:
-                    columns.append(key)
-        frame = pd.DataFrame.from_records(self.records, columns=columns)
-        if len(frame):
-            frame["ts"] = pd.to_datetime(frame["ts"], utc=True, format="ISO8601")
-        return frame
+        return render(self, "dataframe")
 
     def __repr__(self) -> str:
         torn = f", {len(self.torn_lines)} torn line(s) skipped" if self.torn_lines else ""

@@ -30,6 +30,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._display import RichDisplay, render
 from ._memory_store import (
     FORMAT_VERSION,
     ExtractionError,
@@ -167,7 +168,7 @@ def _merge_saved(ours: Entity, theirs: Entity) -> None:
             known.add(alias.lower())
 
 
-class EntityMemory:
+class EntityMemory(RichDisplay):
     """Entities extracted across turns, merged by name, LRU-evicted beyond ``max_entities``."""
 
     def __init__(
@@ -361,11 +362,4 @@ class EntityMemory:
     # -- notebook --------------------------------------------------------------
     def to_dataframe(self) -> pandas.DataFrame:
         """One row per entity (pandas is imported here, on use)."""
-        from ._view.memory import entities_dataframe
-
-        return entities_dataframe(self.get_all_entities())
-
-    def _repr_html_(self) -> str:
-        from ._view.memory import entities_html
-
-        return entities_html(self.get_all_entities(), self.max_entities)
+        return render(self, "dataframe")

@@ -34,6 +34,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._display import RichDisplay
 from .exceptions import SelectoolsError
 from .stability import beta
 from .types import AgentResult
@@ -76,7 +77,7 @@ class PipelineTypeWarning(UserWarning):
 
 
 @dataclass
-class StepResult:
+class StepResult(RichDisplay):
     """What :meth:`Pipeline.run` returns: the final ``output``, the per-step ``trace``, ``steps_run``."""
 
     output: Any
@@ -86,11 +87,6 @@ class StepResult:
     def __repr__(self) -> str:
         statuses = ", ".join(f"{e['step']}:{e['status']}" for e in self.trace)
         return f"StepResult(output={self.output!r}, steps_run={self.steps_run}, trace=[{statuses}])"
-
-    def _repr_html_(self) -> str:
-        from ._view.pipeline import render_step_result
-
-        return render_step_result(self)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -618,7 +614,7 @@ class _CachedStep(Step):
 
 
 @beta
-class Pipeline:
+class Pipeline(RichDisplay):
     """Steps run in order, each on the previous output. Build with ``|`` or ``Pipeline(steps=[...])``."""
 
     def __init__(
@@ -654,11 +650,6 @@ class Pipeline:
 
     def __repr__(self) -> str:
         return f"Pipeline({' | '.join(s.name for s in self._steps) or 'empty'})"
-
-    def _repr_html_(self) -> str:
-        from ._view.pipeline import render_pipeline
-
-        return render_pipeline(self)
 
     def __or__(self, other: Any) -> Pipeline:
         return Pipeline._compose(self._steps, _steps_of(other))

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from ._display import RichDisplay
+from ._display import RichDisplay, render
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -115,7 +115,7 @@ STEP_EVENTS: dict[StepType, tuple[tuple[EventName, ...], tuple[EventName, ...]]]
 
 
 @dataclass(slots=True)
-class TraceStep:
+class TraceStep(RichDisplay):
     """One step of a run. ``started_at``/``ended_at`` are epoch seconds (see :func:`now`)."""
 
     type: StepType
@@ -441,15 +441,11 @@ class AgentTrace(RichDisplay):
 
     def to_dataframe(self) -> pandas.DataFrame:
         """One row per step (type, name, start, end, duration, lane, tokens, cost, status); needs pandas."""
-        from ._view.charts import trace_to_dataframe
-
-        return trace_to_dataframe(self)
+        return render(self, "dataframe")
 
     def gantt(self, **kwargs: Any) -> plotly.graph_objects.Figure:
         """A plotly Gantt chart of the run's LLM, tool and node spans on lanes; needs plotly."""
-        from ._view.charts import trace_gantt
-
-        return trace_gantt(self, **kwargs)
+        return render(self, "gantt", **kwargs)
 
     def to_otel_spans(self) -> list[dict[str, Any]]:
         """The run as OpenTelemetry-shaped span dicts.

@@ -41,7 +41,7 @@ class Role(str, Enum):
 
 
 @dataclass(slots=True)
-class ToolCall:
+class ToolCall(RichDisplay):
     """A request from the model to run one tool.
 
     ``error`` is set when the provider returned arguments that could not be

@@ -173,6 +173,22 @@ def test_rendering_a_result_and_a_trace_loads_no_notebook_module():
         "result.trace._repr_mimebundle_()\n"
         "result.usage._repr_mimebundle_()"
     )
-    assert "selectools._view.render" in loaded
+    assert {"selectools._view.core", "selectools._view.trace"} <= loaded
     assert not [m for m in loaded if m.startswith("selectools.notebook")]
     assert not [m for m in HEAVY if m in loaded]
+
+
+def test_showing_a_message_loads_only_its_own_view():
+    """The view table names types, so a Message's view loads neither Agent nor other views."""
+    loaded = _modules_after(
+        "from selectools import Message, Role\n"
+        "Message(role=Role.USER, content='hi')._repr_mimebundle_()"
+    )
+    assert "selectools._view.core" in loaded
+    assert not [m for m in loaded if m.startswith("selectools.agent")]
+    assert not [
+        m
+        for m in loaded
+        if m.startswith("selectools._view.")
+        and m.endswith(("agent", "graph_view", "evals", "pipeline"))
+    ]

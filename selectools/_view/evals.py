@@ -9,16 +9,17 @@ every other view (they survive JupyterLab's sanitizer); durations are in
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from . import _html as h
+from .._display import Renderers, render
+from . import _html as h, eval_frames
 
 if TYPE_CHECKING:
     from ..evals.case import CaseResult
     from ..evals.regression import RegressionResult
     from ..evals.report import EvalReport
 
-__all__ = ["progress_html", "regression_html", "report_html"]
+__all__ = ["RENDERERS", "progress_html", "regression_html", "report_html"]
 
 _TONE = {"pass": "ok", "fail": "error", "error": "warn", "skip": "muted"}
 
@@ -52,9 +53,7 @@ def _detail(result: CaseResult) -> str:
     parts.append("<b>Output</b>" + h.pre(result.output or "(no output)"))
     trace = getattr(result.result, "trace", None)
     if trace is not None:
-        from .render import render_html
-
-        parts.append(h.details(f"Trace {h.muted(result.trace_id or '')}", render_html(trace)))
+        parts.append(h.details(f"Trace {h.muted(result.trace_id or '')}", render(trace, "html")))
     elif result.trace_id:
         parts.append(h.muted(f"trace {result.trace_id}"))
     return "<br>".join(parts)
@@ -127,3 +126,26 @@ def progress_html(done: int, total: int) -> str:
         'border-radius: 4px;"></div></div>'
     )
     return h.box(f"{bar} {done}/{total} cases", "eval-progress")
+
+
+def _chart(report: EvalReport, kind: str = "accuracy_by_tag") -> Any:
+    charts = {
+        "accuracy_by_tag": eval_frames.accuracy_by_tag_chart,
+        "latency": eval_frames.latency_chart,
+        "cost": eval_frames.cost_per_case_chart,
+    }
+    if kind not in charts:
+        raise ValueError(f"unknown chart {kind!r}; choose from {', '.join(charts)}")
+    return charts[kind](report)
+
+
+RENDERERS: dict[str, Renderers] = {
+    "selectools.evals.report.EvalReport": {
+        "text": repr,
+        "html": report_html,
+        "dataframe": eval_frames.report_to_dataframe,
+        "evaluator_frame": eval_frames.evaluator_frame,
+        "chart": _chart,
+    },
+    "selectools.evals.regression.RegressionResult": {"text": repr, "html": regression_html},
+}

@@ -12,14 +12,16 @@ Status colours: pending, running, done, failed, interrupted.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .._display import Renderers
 from . import _html as h
 
 if TYPE_CHECKING:
     from ..orchestration import AgentGraph, GraphResult
 
 __all__ = [
+    "RENDERERS",
     "STATUS_COLOURS",
     "graph_html",
     "graph_layout",
@@ -256,9 +258,7 @@ def result_html(result: GraphResult, graph: AgentGraph | None = None) -> str:
     return h.box("".join(body), "graph-result", tone)
 
 
-def mimebundle(obj: Any) -> dict[str, str]:
-    from ..orchestration import AgentGraph
-
-    if isinstance(obj, AgentGraph):
-        return {"text/plain": repr(obj), "text/html": graph_html(obj)}
-    return {"text/plain": repr(obj), "text/html": result_html(obj)}
+RENDERERS: dict[str, Renderers] = {
+    "selectools.orchestration.graph.AgentGraph": {"text": repr, "html": graph_html},
+    "selectools.orchestration.graph.GraphResult": {"text": repr, "html": result_html},
+}

@@ -11,17 +11,20 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from .._display import Renderers
 from .._install import install_hint
 from ._html import badge, box, details, esc, muted, table
+from .graph_svg import triples_svg
 
 if TYPE_CHECKING:
     import pandas
 
-    from ..entity_memory import Entity
-    from ..knowledge import KnowledgeEntry
-    from ..knowledge_graph import Triple
+    from ..entity_memory import Entity, EntityMemory
+    from ..knowledge import KnowledgeEntry, KnowledgeMemory
+    from ..knowledge_graph import KnowledgeGraphMemory, Triple
 
 __all__ = [
+    "RENDERERS",
     "entities_dataframe",
     "entities_html",
     "knowledge_dataframe",
@@ -108,8 +111,6 @@ def triples_dataframe(triples: Sequence[Triple]) -> pandas.DataFrame:
 
 
 def knowledge_graph_html(triples: Sequence[Triple], min_confidence: float) -> str:
-    from .graph_svg import triples_svg
-
     head = f"<b>KnowledgeGraphMemory</b> {badge(_count(len(triples), 'triple', 'triples'))}"
     if not triples:
         return box(f"{head} {muted('no relationships yet')}", "knowledge-graph")
@@ -172,3 +173,51 @@ def knowledge_html(entries: Sequence[KnowledgeEntry], facts: dict[str, list[str]
     if len(parts) == 1:
         parts.append(muted(" nothing remembered yet"))
     return box("".join(parts), "knowledge-memory")
+
+
+def _entities_html(memory: EntityMemory) -> str:
+    return entities_html(memory.get_all_entities(), memory.max_entities)
+
+
+def _entities_frame(memory: EntityMemory) -> pandas.DataFrame:
+    return entities_dataframe(memory.get_all_entities())
+
+
+def _knowledge_html(memory: KnowledgeMemory) -> str:
+    return knowledge_html(memory.entries(), memory.store.facts())
+
+
+def _knowledge_frame(memory: KnowledgeMemory) -> pandas.DataFrame:
+    return knowledge_dataframe(memory.entries(), memory.store.facts())
+
+
+def _graph_html(memory: KnowledgeGraphMemory) -> str:
+    return knowledge_graph_html(memory.store.all(), memory.min_confidence)
+
+
+def _graph_frame(memory: KnowledgeGraphMemory) -> pandas.DataFrame:
+    return triples_dataframe(memory.store.all())
+
+
+def _graph_svg(memory: KnowledgeGraphMemory, *, max_triples: int = 60) -> str:
+    return triples_svg(memory.store.all()[-max_triples:])
+
+
+RENDERERS: dict[str, Renderers] = {
+    "selectools.entity_memory.EntityMemory": {
+        "text": repr,
+        "html": _entities_html,
+        "dataframe": _entities_frame,
+    },
+    "selectools.knowledge._memory.KnowledgeMemory": {
+        "text": repr,
+        "html": _knowledge_html,
+        "dataframe": _knowledge_frame,
+    },
+    "selectools.knowledge_graph._memory.KnowledgeGraphMemory": {
+        "text": repr,
+        "html": _graph_html,
+        "dataframe": _graph_frame,
+        "svg": _graph_svg,
+    },
+}

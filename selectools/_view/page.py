@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .._display import render
 from .._text import one_line
 from ..evals.report import EvalReport
 from ..trace import AgentTrace
@@ -43,8 +44,6 @@ class SavedFileError(ValueError):
 
 def trace_page(trace: AgentTrace, *, source: str = "") -> str:
     """The page of one trace: its Gantt chart (when plotly is installed) and its steps."""
-    from .render import render_text
-
     try:
         from .charts import trace_gantt
 
@@ -57,7 +56,7 @@ def trace_page(trace: AgentTrace, *, source: str = "") -> str:
     title = f"Trace {trace.run_id}"
     return _PAGE.format(
         title=h.esc(title),
-        subtitle=h.esc(" · ".join(filter(None, [render_text(trace), source]))),
+        subtitle=h.esc(" · ".join(filter(None, [render(trace, "text"), source]))),
         body=chart + steps_table(trace) + "<h2>Steps</h2>" + _step_details(trace),
     )
 

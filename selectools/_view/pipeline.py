@@ -9,12 +9,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._display import Renderers
 from ._html import badge, box, duration, esc, muted, one_line, plural, pre, table
 
 if TYPE_CHECKING:
     from ..pipeline import Pipeline, Step, StepResult
 
-__all__ = ["render_pipeline", "render_step_result"]
+__all__ = ["RENDERERS", "render_pipeline", "render_step_result"]
 
 _STATUS_TONE = {"ok": "ok", "skipped": "warn", "retrying": "warn", "error": "error"}
 _CHIP = (
@@ -94,3 +95,9 @@ def render_step_result(result: StepResult) -> str:
     )
     trace = table(["step", "status", "time", "notes"], _rows(result.trace), numeric=[2])
     return box(head + output + trace, "pipeline-result")
+
+
+RENDERERS: dict[str, Renderers] = {
+    "selectools.pipeline.Pipeline": {"text": repr, "html": render_pipeline},
+    "selectools.pipeline.StepResult": {"text": repr, "html": render_step_result},
+}

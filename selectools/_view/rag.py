@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from .._display import Renderers
+from .._install import install_hint
 from ._html import badge, box, esc, muted, plural, table
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..rag.document import SearchResult
+    import pandas
+
+    from ..rag.document import SearchResult, SearchResults
     from ..rag.vector_store import VectorStore
 
-__all__ = ["highlight", "search_results_html", "store_html"]
+__all__ = ["RENDERERS", "highlight", "search_results_html", "store_html"]
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _MARK = '<mark style="background: rgba(255, 200, 0, 0.45); padding: 0 1px;">'
@@ -101,3 +105,51 @@ def store_html(store: VectorStore, sample: int = 3) -> str:
 
     rows = [(esc(citation(d.metadata)), highlight(d.text, None, 160)) for d in docs]
     return box(f"<div>{head}</div>" + table(["source", "sample text"], rows), "rag-store")
+
+
+def search_results_dataframe(results: SearchResults) -> pandas.DataFrame:
+    """One row a hit: rank, score, source, citation, text, id and the metadata columns."""
+    try:
+        import pandas
+    except ImportError as exc:
+        raise ModuleNotFoundError(
+            f"to_dataframe() needs pandas: {install_hint('notebook')}"
+        ) from exc
+
+    rows = []
+    for rank, result in enumerate(results, 1):
+        meta = result.document.metadata
+        row: dict[str, Any] = {
+            "rank": rank,
+            "score": result.score,
+            "source": meta.get("source"),
+            "citation": result.citation,
+            "text": result.document.text,
+            "id": result.id,
+        }
+        for key, value in meta.items():
+            row.setdefault(key, value)
+        rows.append(row)
+    if not rows:
+        return pandas.DataFrame(columns=["rank", "score", "source", "citation", "text", "id"])
+    return pandas.DataFrame(rows)
+
+
+def _repr_html_(self) -> str:
+    from .._view.rag import search_results_html
+
+    return search_results_html(self, self.query)
+
+
+def _search_results_html(results: SearchResults) -> str:
+    return search_results_html(results, results.query)
+
+
+RENDERERS: dict[str, Renderers] = {
+    "selectools.rag.document.SearchResults": {
+        "text": repr,
+        "html": _search_results_html,
+        "dataframe": search_results_dataframe,
+    },
+    "selectools.rag.vector_store.VectorStore": {"text": repr, "html": store_html},
+}

@@ -9,12 +9,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from .._display import Renderers
 from ._html import badge, box, esc, muted, one_line, plural, table
 
 if TYPE_CHECKING:
     from ..scheduler import AgentScheduler, ScheduledJob
 
-__all__ = ["scheduler_html", "scheduler_text"]
+__all__ = ["RENDERERS", "scheduler_html", "scheduler_text"]
 
 
 def _when(job: ScheduledJob, now: datetime) -> str:
@@ -79,3 +80,12 @@ def scheduler_text(scheduler: AgentScheduler, now: datetime) -> str:
             f"({_when(job, now)})  runs {_runs(job)}  last: {_last(job)[1]}"
         )
     return "\n".join(lines)
+
+
+def _html(scheduler: AgentScheduler) -> str:
+    return scheduler_html(scheduler, scheduler._now())  # the scheduler's clock (a test may set it)
+
+
+RENDERERS: dict[str, Renderers] = {
+    "selectools.scheduler._scheduler.AgentScheduler": {"text": repr, "html": _html},
+}

@@ -6,14 +6,15 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from .._display import Renderers
 from .charts import _require
 
 if TYPE_CHECKING:
     import pandas
 
-    from ..observe.trace_store import TraceSummary
+    from ..observe.trace_store import TraceStore, TraceSummary
 
-__all__ = ["SUMMARY_COLUMNS", "summaries_to_dataframe"]
+__all__ = ["RENDERERS", "SUMMARY_COLUMNS", "summaries_to_dataframe"]
 
 SUMMARY_COLUMNS = (
     "run_id",
@@ -53,3 +54,12 @@ def summaries_to_dataframe(summaries: Sequence[TraceSummary]) -> pandas.DataFram
         for key in keys:
             meta[f"meta.{key}"].append(s.metadata.get(key))
     return pd.DataFrame({**columns, **meta}, columns=[*SUMMARY_COLUMNS, *meta])
+
+
+def _store_frame(store: TraceStore, **filters: Any) -> pandas.DataFrame:
+    return summaries_to_dataframe(store.summaries(**filters))
+
+
+RENDERERS: dict[str, Renderers] = {
+    "selectools.observe.trace_store.TraceStore": {"dataframe": _store_frame},
+}

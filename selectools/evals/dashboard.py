@@ -22,11 +22,11 @@ import json
 import secrets
 import threading
 from collections.abc import AsyncIterator
-from html import escape
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from .._display import RichDisplay
 from .._install import install_hint
 from ..stability import beta
 from .case import CaseResult
@@ -220,7 +220,7 @@ class EvalDashboard:
 
 
 @beta
-class DashboardServer:
+class DashboardServer(RichDisplay):
     """A running dashboard: ``url`` (with its token), ``stop()``; a context manager."""
 
     def __init__(self, handle: ServerHandle, dashboard: EvalDashboard) -> None:
@@ -246,7 +246,3 @@ class DashboardServer:
 
     def __repr__(self) -> str:
         return f"DashboardServer({self.base_url!r}, {'running' if self.running else 'stopped'})"
-
-    def _repr_html_(self) -> str:
-        link = escape(self.url, quote=True)
-        return f'<a href="{link}" target="_blank" rel="noopener">eval dashboard</a> ({escape(repr(self))})'

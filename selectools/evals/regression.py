@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._display import RichDisplay
 from .._storage import atomic_write_text, file_lock
 from .case import CaseResult, CaseVerdict, EvalError
 from .report import EvalReport
@@ -33,7 +34,7 @@ def case_key(result: CaseResult) -> str:
 
 
 @dataclass
-class RegressionResult:
+class RegressionResult(RichDisplay):
     """How a run compares with its baseline."""
 
     baseline_accuracy: float | None
@@ -52,11 +53,6 @@ class RegressionResult:
     @property
     def is_regression(self) -> bool:
         return bool(self.regressions) or self.accuracy_delta < -self.tolerance
-
-    def _repr_html_(self) -> str:
-        from .._view.evals import regression_html
-
-        return regression_html(self)
 
     def summary(self) -> str:
         if not self.has_baseline:

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._display import RichDisplay, render
 from .._storage import atomic_write_text
 from ..stability import stable
 from .case import CaseResult, CaseVerdict
@@ -37,7 +38,7 @@ def _percentile(values: list[float], q: float) -> float:
 
 
 @stable
-class EvalReport:
+class EvalReport(RichDisplay):
     """Aggregated results of an eval run: accuracy, counts, cost, tokens, latency, exports."""
 
     def __init__(
@@ -66,12 +67,6 @@ class EvalReport:
 
     def __len__(self) -> int:
         return len(self.results)
-
-    def _repr_html_(self) -> str:
-        """The rich view in Jupyter: summary header, pass/fail table, expandable failures."""
-        from .._view.evals import report_html
-
-        return report_html(self)
 
     # -- counts and metrics --------------------------------------------------------
     def _count(self, verdict: CaseVerdict) -> int:
@@ -275,25 +270,12 @@ class EvalReport:
 
     def evaluator_frame(self) -> Any:
         """Case x evaluator pass/fail as a pandas DataFrame (needs pandas)."""
-        from .._view.eval_frames import evaluator_frame
-
-        return evaluator_frame(self)
+        return render(self, "evaluator_frame")
 
     def chart(self, kind: str = "accuracy_by_tag") -> Any:
         """A plotly figure: ``"accuracy_by_tag"``, ``"latency"`` or ``"cost"`` (needs plotly)."""
-        from .._view import eval_frames
-
-        charts = {
-            "accuracy_by_tag": eval_frames.accuracy_by_tag_chart,
-            "latency": eval_frames.latency_chart,
-            "cost": eval_frames.cost_per_case_chart,
-        }
-        if kind not in charts:
-            raise ValueError(f"unknown chart {kind!r}; choose from {', '.join(charts)}")
-        return charts[kind](self)
+        return render(self, "chart", kind)
 
     def to_dataframe(self) -> Any:
         """One pandas row per case (needs pandas): input, verdict, failing evaluators, numbers, tags."""
-        from .._view.eval_frames import report_to_dataframe
-
-        return report_to_dataframe(self)
+        return render(self, "dataframe")

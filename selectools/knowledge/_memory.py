@@ -8,6 +8,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._display import RichDisplay, render
 from .._memory_store import UnknownBackendError
 from ._entry import KnowledgeEntry, KnowledgeStore, clean_category, clean_content
 from ._file_store import FileKnowledgeStore
@@ -29,7 +30,7 @@ def _words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if len(w) > 2}
 
 
-class KnowledgeMemory:
+class KnowledgeMemory(RichDisplay):
     """Long-term facts (MEMORY.md) and daily logs, injected into the agent's prompt.
 
     ``storage_dir`` is the folder of the default file backend; ``backend="sqlite"``
@@ -276,11 +277,4 @@ class KnowledgeMemory:
     # -- notebook --------------------------------------------------------------
     def to_dataframe(self) -> pandas.DataFrame:
         """Log entries plus long-term facts, one row each (pandas imported on use)."""
-        from .._view.memory import knowledge_dataframe
-
-        return knowledge_dataframe(self.entries(), self.store.facts())
-
-    def _repr_html_(self) -> str:
-        from .._view.memory import knowledge_html
-
-        return knowledge_html(self.entries(), self.store.facts())
+        return render(self, "dataframe")

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._display import RichDisplay, render
 from .._memory_store import (
     FORMAT_VERSION,
     UnknownBackendError,
@@ -135,7 +136,7 @@ def _triple_from_reply(item: dict[str, Any], turn: int | None) -> Triple | None:
     return Triple(subject, _snake(relation), obj, value, turn)
 
 
-class KnowledgeGraphMemory:
+class KnowledgeGraphMemory(RichDisplay):
     """Relationships extracted from conversation, kept in a :class:`TripleStore`.
 
     ``store`` is any triple store; QUICKSTART's ``storage="memory"`` /
@@ -301,17 +302,8 @@ class KnowledgeGraphMemory:
 
     # -- notebook --------------------------------------------------------------
     def to_dataframe(self) -> pandas.DataFrame:
-        from .._view.memory import triples_dataframe
-
-        return triples_dataframe(self.store.all())
+        return render(self, "dataframe")
 
     def to_svg(self, *, max_triples: int = 60) -> str:
         """The graph drawn as a static SVG (laid out in Python, no JavaScript, offline)."""
-        from .._view.graph_svg import triples_svg
-
-        return triples_svg(self.store.all()[-max_triples:])
-
-    def _repr_html_(self) -> str:
-        from .._view.memory import knowledge_graph_html
-
-        return knowledge_graph_html(self.store.all(), self.min_confidence)
+        return render(self, "svg", max_triples=max_triples)

@@ -1,10 +1,11 @@
 """``%load_ext selectools`` / ``%unload_ext selectools``.
 
-Loading registers the magics, a :class:`NotebookState` for the shell, HTML
-formatters for the small core values that have no rich repr of their own
-(trace steps, tool calls) and an input transform that hands ``%agent`` prompts
-to the magic verbatim. It imports neither pandas nor plotly, touches no
-event loop and only imports the agent machinery when a magic first runs.
+Loading registers the magics, a :class:`NotebookState` for the shell, the
+``RunHandle`` live widget and an input transform that hands ``%agent`` prompts
+to the magic verbatim. Core values need no formatter: they display through
+:mod:`selectools._display`, with or without the extension. It imports neither
+pandas nor plotly, touches no event loop and only imports the agent machinery
+when a magic first runs.
 """
 
 from __future__ import annotations
@@ -20,30 +21,11 @@ from .state import NotebookState
 __all__ = ["load_ipython_extension", "protect_agent_lines", "unload_ipython_extension"]
 
 
-def _step_html(step: Any) -> str:
-    from .._view.render import step_html
-
-    return step_html(step)
-
-
-def _tool_call_html(call: Any) -> str:
-    from .._view.render import tool_call_html
-
-    return tool_call_html(call)
-
-
 def _show_handle(handle: Any) -> None:
     """``display(run_handle)``: its live widget (imported when one is first shown)."""
     from .handle_view import show_handle as show
 
     show(handle)
-
-
-#: registered by module and name, so nothing is imported until one is displayed
-_FORMATTERS = (
-    ("selectools.trace", "TraceStep", _step_html),
-    ("selectools.types", "ToolCall", _tool_call_html),
-)
 
 
 def protect_agent_lines(lines: list[str]) -> list[str]:
@@ -70,9 +52,6 @@ def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext selectools``: registers the magics, the HTML displays and the ``%agent`` line guard."""
     ipython.register_magics(SelectoolsMagics(ipython, NotebookState()))
     register_bar(HtmlProgressBar)  # the progress bar when tqdm is not installed
-    html = ipython.display_formatter.formatters["text/html"]
-    for module, name, render in _FORMATTERS:
-        html.for_type_by_name(module, name, render)
     shown = ipython.display_formatter.ipython_display_formatter
     shown.for_type_by_name("selectools.agent.background", "RunHandle", _show_handle)
     cleanup = ipython.input_transformers_cleanup
@@ -102,9 +81,6 @@ def unload_ipython_extension(ipython: Any) -> None:
             for name in list(ours.magics.get(kind, {})):
                 if getattr(table.get(name), "__self__", None) is ours:
                     del table[name]
-    html = ipython.display_formatter.formatters["text/html"]
-    for module, name, _ in _FORMATTERS:
-        html.pop(f"{module}.{name}", None)
     ipython.display_formatter.ipython_display_formatter.pop(
         "selectools.agent.background.RunHandle", None
     )

@@ -267,7 +267,7 @@ def graph_magic(line: str, cell: str, namespace: dict[str, Any], shell: Any, dis
         raise NotebookUsageError("%%graph: " + "; ".join(problems))
     namespace[args.name] = graph
     if args.prompt is None:
-        from .._view.graph_view import mimebundle
+        from .._display import mimebundle
 
         _frontend.show(shell, mimebundle(graph), display)
         return

@@ -113,7 +113,7 @@ class SelectoolsMagics(Magics):
 
     def _mcp(self, rest: str) -> None:
         """``%selectools mcp ...``: attach, detach or list MCP servers (see mcp_attach)."""
-        from .._view.render import mimebundle
+        from .._display import mimebundle
         from .mcp_attach import attach_mcp, detach_mcp, parse_mcp_line
 
         with _usage_errors():
@@ -216,7 +216,7 @@ class SelectoolsMagics(Magics):
 
         Options:
         """
-        from .._view.render import mimebundle
+        from .._display import mimebundle
         from ..tools import ToolOptions
         from .tool_cell import define_tools
 

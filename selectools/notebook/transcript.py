@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from .._display import render
 from .._view import _html as h
 from .._view._components import (
     GuardNote,
@@ -24,9 +25,8 @@ from .._view._components import (
     tool_card_html,
     tool_card_text,
 )
-from .._view.render import (
+from .._view.core import (
     STOP_TONES,
-    render_html,
     result_details_html,
     result_header_html,
     result_header_text,
@@ -307,7 +307,7 @@ class Transcript:
         body = ""
         if self.system_prompt:
             body += h.details("System prompt", h.pre(self.system_prompt))
-        body += "".join(render_html(message) for message in self.messages)
+        body += "".join(render(message, "html") for message in self.messages)
         return h.details(h.esc(f"Messages ({len(self.messages)})"), body)
 
     def text(self, *, hide_answer: bool = False) -> str:

@@ -33,6 +33,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._display import render
 from .._storage import append_record, atomic_write_text, file_lock, open_sqlite, transaction
 from ..exceptions import SelectoolsError
 from ..observer import AgentObserver
@@ -194,9 +195,7 @@ class TraceStore(ABC):
 
         Takes :meth:`query`'s filters.
         """
-        from .._view.traces import summaries_to_dataframe
-
-        return summaries_to_dataframe(self.summaries(**filters))
+        return render(self, "dataframe", **filters)
 
     def observer(self) -> TraceStoreObserver:
         """An observer that saves each run's trace here when the run ends."""

@@ -82,13 +82,6 @@ class GraphResult(RichDisplay):
     def run_id(self) -> str:
         return self.trace.run_id
 
-    def _repr_mimebundle_(
-        self, include: Any = None, exclude: Any = None, **kw: Any
-    ) -> dict[str, Any]:
-        from .._view.graph_view import mimebundle
-
-        return mimebundle(self)
-
     def __repr__(self) -> str:
         text = self.content if len(self.content) <= 60 else self.content[:57] + "..."
         extra = f", interrupt_id={self.interrupt_id!r}" if self.interrupted else ""
@@ -193,7 +186,7 @@ def _fingerprint(data: dict[str, Any]) -> int:
 
 
 @beta
-class AgentGraph:
+class AgentGraph(RichDisplay):
     """A directed graph of agents and functions (see the module docstring for how it runs)."""
 
     END = END
@@ -1177,13 +1170,6 @@ class AgentGraph:
         from .render import visualize
 
         return visualize(self, format)
-
-    def _repr_mimebundle_(
-        self, include: Any = None, exclude: Any = None, **kw: Any
-    ) -> dict[str, Any]:
-        from .._view.graph_view import mimebundle
-
-        return mimebundle(self)
 
     def __repr__(self) -> str:
         return f"AgentGraph({self.name!r}, nodes={list(self.nodes)}, entry={self.entry!r})"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._install import install_hint
+from .._display import RichDisplay, render
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -59,7 +59,7 @@ class SearchResult:
         return citation(self.document.metadata)
 
 
-class SearchResults(list[SearchResult]):
+class SearchResults(list[SearchResult], RichDisplay):
     """The ranked hits of one search (a list), with a notebook view and ``to_dataframe()``."""
 
     def __init__(self, results: Any = (), query: str | None = None) -> None:
@@ -68,35 +68,7 @@ class SearchResults(list[SearchResult]):
 
     def to_dataframe(self) -> pandas.DataFrame:
         """One row a hit: rank, score, source, citation, text, id and the metadata columns."""
-        try:
-            import pandas
-        except ImportError as exc:
-            raise ModuleNotFoundError(
-                f"to_dataframe() needs pandas: {install_hint('notebook')}"
-            ) from exc
-
-        rows = []
-        for rank, result in enumerate(self, 1):
-            meta = result.document.metadata
-            row: dict[str, Any] = {
-                "rank": rank,
-                "score": result.score,
-                "source": meta.get("source"),
-                "citation": result.citation,
-                "text": result.document.text,
-                "id": result.id,
-            }
-            for key, value in meta.items():
-                row.setdefault(key, value)
-            rows.append(row)
-        if not rows:
-            return pandas.DataFrame(columns=["rank", "score", "source", "citation", "text", "id"])
-        return pandas.DataFrame(rows)
-
-    def _repr_html_(self) -> str:
-        from .._view.rag import search_results_html
-
-        return search_results_html(self, self.query)
+        return render(self, "dataframe")
 
     def __repr__(self) -> str:
         head = f"SearchResults: {len(self)} hit{'s' if len(self) != 1 else ''}"

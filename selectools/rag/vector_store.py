@@ -20,6 +20,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._display import RichDisplay
 from .._progress import progress_bar
 from ..stability import stable
 from .document import Document, SearchResult, SearchResults
@@ -79,7 +80,7 @@ def _check_filter(filter: Any) -> dict[str, Any] | None:
 
 
 @stable
-class VectorStore(ABC):
+class VectorStore(ABC, RichDisplay):
     """Documents with vectors, searched by cosine similarity. See the module docstring."""
 
     kind = "base"
@@ -220,11 +221,6 @@ class VectorStore(ABC):
             items = list(self._documents())
         return iter(items)
 
-    def _repr_html_(self) -> str:
-        from .._view.rag import store_html
-
-        return store_html(self)
-
     def __repr__(self) -> str:
         return f"{type(self).__name__}(documents={self.count()}, dimension={self.dimension}, embedder={self.embedder!r})"
 
@@ -268,7 +264,7 @@ class VectorStore(ABC):
             raise DimensionMismatchError(self.dimension, got, f"{type(self).__name__}.{where}")
         return matrix
 
-    def _on_dimension(self, dimension: int) -> None:  # noqa: B027 - an optional hook
+    def _on_dimension(self, dimension: int) -> None:
         """Called once when the first vectors fix the store's dimension."""
 
     # -- storage primitives ---------------------------------------------

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from .._display import RichDisplay
 from ..stability import beta
 from ._schedules import Schedule, ScheduleError
 
@@ -115,7 +116,7 @@ def _output(value: Any) -> str | None:
 
 
 @beta
-class AgentScheduler:
+class AgentScheduler(RichDisplay):
     """Fires agents on schedules; see the module docstring for the policies.
 
     ``now`` returns the current time (default: ``datetime.now(timezone.utc)``);
@@ -345,12 +346,6 @@ class AgentScheduler:
         for when in upcoming:
             pause = min(pause, max((when - moment).total_seconds(), 0.0))
         return max(pause, 0.001)
-
-    # -- display -----------------------------------------------------------
-    def _repr_html_(self) -> str:
-        from .._view.scheduler import scheduler_html
-
-        return scheduler_html(self, self._now())
 
     def __repr__(self) -> str:
         return f"AgentScheduler({len(self._jobs)} jobs, {len(self.results)} results)"

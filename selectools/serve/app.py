@@ -15,9 +15,9 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
-from html import escape
 from typing import TYPE_CHECKING, Any
 
+from .._display import RichDisplay
 from ._uvicorn import DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT, limited_server
 from .models import DEFAULT_OVERRIDES
 from .router import AgentRouter
@@ -51,7 +51,7 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-class ServerHandle:
+class ServerHandle(RichDisplay):
     """A server running on a background thread: ``url``, ``stop()``; shows the playground."""
 
     def __init__(self, server: Any, thread: threading.Thread, url: str, playground: bool) -> None:
@@ -78,15 +78,6 @@ class ServerHandle:
     def __repr__(self) -> str:
         state = "running" if self.running else "stopped"
         return f"ServerHandle({self.url!r}, {state})"
-
-    def _repr_html_(self) -> str:
-        if self.playground_url is None or not self.running:
-            return f"<code>{escape(repr(self))}</code>"
-        src = escape(self.playground_url, quote=True)
-        return (
-            f"<div><code>{escape(repr(self))}</code></div>"
-            f'<iframe src="{src}" width="100%" height="520" style="border:1px solid #ccc"></iframe>'
-        )
 
 
 class AgentServer:

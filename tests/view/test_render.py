@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from selectools import Agent, AgentConfig, Message, Role, tool
-from selectools._view.render import mimebundle
+from selectools._display import mimebundle
 from selectools.testing import ScriptedProvider, reply, tool_call
 from selectools.trace import AgentTrace, StepType, TraceStep
 from selectools.usage import AgentUsage, UsageStats
@@ -165,7 +165,7 @@ def test_multimodal_and_tool_messages():
 
 
 def test_unknown_objects_are_a_type_error():
-    with pytest.raises(TypeError, match="no notebook view for int"):
+    with pytest.raises(TypeError, match="int has no view"):
         mimebundle(3)
 
 
@@ -195,3 +195,37 @@ def test_rendering_imports_no_notebook_stack():
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
     ).stdout
     assert json.loads(out.splitlines()[-1]) == []
+
+
+def test_trace_steps_and_tool_calls_display_like_every_core_type():
+    """They used to show HTML only after ``%load_ext``; now they carry the same bundle."""
+    _, result = _run()
+    step = result.trace.filter(StepType.TOOL_EXECUTION)[1]
+    bundle = step._repr_mimebundle_()
+    assert set(bundle) == {"text/plain", "text/html"}
+    assert re.fullmatch(
+        r"TraceStep: tool_execution get_price · lane \d · error", bundle["text/plain"]
+    )
+    assert "no such product" in bundle["text/html"] and "get_price" in bundle["text/html"]
+    llm = mimebundle(result.trace.filter(StepType.LLM_CALL)[0])["text/plain"]
+    assert llm.startswith("TraceStep: llm_call ") and " tokens · ok" in llm
+    call = result.tool_calls[0]
+    shown = call._repr_mimebundle_()
+    assert shown["text/plain"] == '[tool] get_price({"product": "laptop"})'
+    assert "get_price" in shown["text/html"] and "laptop" in shown["text/html"]
+    assert ADDRESS.search(shown["text/plain"] + bundle["text/plain"]) is None
+
+
+def test_a_subclass_shows_with_its_base_types_view():
+    class Assistant(Agent):
+        pass
+
+    agent = Assistant(tools=[get_price], provider=ScriptedProvider(["hi"]))
+    assert mimebundle(agent)["text/plain"].startswith("Agent 'agent' · provider scripted")
+
+
+def test_asking_for_a_kind_a_type_lacks_names_the_kinds_it_has():
+    from selectools._display import render
+
+    with pytest.raises(TypeError, match="Message has no 'dataframe' view; it has: html, text"):
+        render(Message(role=Role.USER, content="hi"), "dataframe")
