@@ -135,12 +135,6 @@ def search_results_dataframe(results: SearchResults) -> pandas.DataFrame:
     return pandas.DataFrame(rows)
 
 
-def _repr_html_(self) -> str:
-    from .._view.rag import search_results_html
-
-    return search_results_html(self, self.query)
-
-
 def _search_results_html(results: SearchResults) -> str:
     return search_results_html(results, results.query)
 

@@ -306,4 +306,5 @@ class KnowledgeGraphMemory(RichDisplay):
 
     def to_svg(self, *, max_triples: int = 60) -> str:
         """The graph drawn as a static SVG (laid out in Python, no JavaScript, offline)."""
-        return render(self, "svg", max_triples=max_triples)
+        svg: str = render(self, "svg", max_triples=max_triples)
+        return svg
