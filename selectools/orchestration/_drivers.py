@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Generator
 from typing import TYPE_CHECKING, Any
 
 from ._effects import RunNode
-from ._recorder import GraphFact, graph_event
+from ._recorder import graph_event
 from .node import GraphNode, NodeOutcome, run_node_async, run_node_sync
 
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ async def _stream_agent(
     queue: asyncio.Queue[Any] = asyncio.Queue()
 
     def on_chunk(text: str) -> None:
-        queue.put_nowait(graph_event(run, GraphFact.NODE_CHUNK, node.name, chunk=text))
+        queue.put_nowait(graph_event(run, "node_chunk", node.name, chunk=text))
 
     task = asyncio.ensure_future(run_node_async(node, state, run, None, on_chunk))
     while not task.done() or not queue.empty():

@@ -20,7 +20,7 @@ from ..types import AgentResult, Message, Role
 from ..usage import AgentUsage
 from ._effects import RunBranches, RunNode
 from ._interrupts import pause
-from ._recorder import GraphFact, record
+from ._recorder import record
 from .node import GraphNode, NodeOutcome, ParallelGroupNode
 from .primitives import ErrorPolicy, Goto, Scatter, Update
 from .state import STATE_KEY_LAST_OUTPUT, GraphState, MergePolicy, merge_states
@@ -63,8 +63,11 @@ def core(
     """
     state = run.state
     started = now()
+    # a fact without a trace step is recorded only when something listens
+    listening = run.emitter is not None or run.stream is not None
     if fresh:
-        record(run, GraphFact.GRAPH_START, start, entry_node=start, state=state)
+        if listening:
+            record(run, "graph_start", start, entry_node=start, state=state)
         if graph.fast_route_fn is not None:
             shortcut = graph.fast_route_fn(state)
             if shortcut:
@@ -107,7 +110,7 @@ def core(
             run.step += 1
             state.current_node = current
             if resuming is not None:
-                record(run, GraphFact.GRAPH_RESUME, current, interrupt_id=resuming)
+                record(run, "graph_resume", current, interrupt_id=resuming)
             outcome = yield from _visit(graph, run, node, state, resuming is not None)
             resuming = None
             if outcome is None:  # interrupted
@@ -118,7 +121,7 @@ def core(
             current = yield from _next(graph, run, current, state)
             state = run.state  # a Scatter fan-out merges into a new state
     except GraphExecutionError as exc:
-        record(run, GraphFact.GRAPH_ERROR, exc.node_name or "", error=exc)
+        record(run, "graph_error", exc.node_name or "", error=exc)
         run.trace.finish()
         exc.result = graph._result(run, state)
         raise
@@ -130,8 +133,9 @@ def core(
             state.data[STATE_KEY_LAST_OUTPUT]
         ).content
     run.result = result = graph._result(run, state)
-    duration = (now() - started) * 1000.0
-    record(run, GraphFact.GRAPH_END, None, total_duration_ms=duration, state=state, result=result)
+    if listening:
+        duration = (now() - started) * 1000.0
+        record(run, "graph_end", None, total_duration_ms=duration, state=state, result=result)
 
 
 def _detect(graph: AgentGraph, run: _Run, current: str, state: GraphState) -> None:
@@ -142,14 +146,14 @@ def _detect(graph: AgentGraph, run: _Run, current: str, state: GraphState) -> No
         if run.unchanged >= graph.stall_threshold:
             run.stalls += 1
             run.unchanged = 0
-            record(run, GraphFact.STALL, current, stall_count=run.stalls)
+            record(run, "stall", current, stall_count=run.stalls)
     else:
         run.unchanged = 0
     run.last_hash = digest
     key = (current, digest)
     if key in run.seen:
         run.loops += 1
-        record(run, GraphFact.LOOP, current, loop_count=run.loops)
+        record(run, "loop", current, loop_count=run.loops)
         raise GraphExecutionError(
             f"graph {graph.name!r} is looping: node {current!r} was reached again with the same "
             "state.data; change the state on each pass, route to END, or disable "
@@ -171,7 +175,7 @@ def _visit(
     name = node.name
     step = run.step
     t0 = now()
-    record(run, GraphFact.NODE_START, name, t0, t0)
+    record(run, "node_start", name, t0, t0)
     snapshot = run.snapshot if resuming else None
     if node.kind in ("gen", "agen") and not resuming:
         snapshot = json.loads(json.dumps(state._checkpoint_dict(), default=str))
@@ -190,12 +194,12 @@ def _visit(
             if policy is ErrorPolicy.RETRY and attempts < graph.error_retry_limit:
                 attempts += 1
                 continue
-            record(run, GraphFact.NODE_ERROR, name, t0, error=exc)
+            record(run, "node_error", name, t0, error=exc)
             if policy is ErrorPolicy.SKIP:
                 state.errors.append(
                     {"node": name, "step": step, "error": f"{type(exc).__name__}: {exc}"}
                 )
-                record(run, GraphFact.NODE_SKIPPED, name, duration_ms=(now() - t0) * 1000.0)
+                record(run, "node_skipped", name, duration_ms=(now() - t0) * 1000.0)
                 return state
             raise GraphExecutionError(
                 f"node {name!r} of graph {graph.name!r} failed at step {step}: "
@@ -211,7 +215,7 @@ def _visit(
     new_state = outcome.state
     ended = now()
     duration = (ended - t0) * 1000.0
-    record(run, GraphFact.NODE_END, name, t0, ended, duration_ms=duration, state=new_state)
+    record(run, "node_end", name, t0, ended, duration_ms=duration, state=new_state)
     if run.store is not None:
         _checkpoint(run, new_state)
     return new_state
@@ -299,7 +303,7 @@ def _fan_out(
     t0 = now()
     record(
         run,
-        GraphFact.PARALLEL_START,
+        "parallel_start",
         label,
         t0,
         t0,
@@ -312,11 +316,11 @@ def _fan_out(
     outcomes = yield RunBranches(branches)
     for lane, ((node, _), outcome) in enumerate(zip(branches, outcomes, strict=True), start=1):
         _collect(graph, run, node.name, outcome, lane)
-        record(run, GraphFact.BRANCH_END, node.name, outcome.started, outcome.ended, lane)
+        record(run, "branch_end", node.name, outcome.started, outcome.ended, lane)
     merged = merge_states(parent, [o.state for o in outcomes], policy, merge_fn)
     record(
         run,
-        GraphFact.PARALLEL_END,
+        "parallel_end",
         label,
         t0,
         group_name=label,
@@ -363,12 +367,11 @@ def _next(
             target = path_map[target]
     record(
         run,
-        GraphFact.ROUTING,
+        "routing",
         current,
         route=f"{current} -> {target}",
         from_node=current,
         to_node=target,
-        next_node=target,
     )
     return target
 
@@ -407,7 +410,7 @@ def _over_budget(graph: AgentGraph, run: _Run) -> bool:
     run.stop_reason = "budget_exceeded"
     record(
         run,
-        GraphFact.BUDGET_EXCEEDED,
+        "budget_exceeded",
         None,
         reason=reason,
         tokens_used=usage.total_tokens,
@@ -424,5 +427,5 @@ def _checkpoint(run: _Run, state: GraphState) -> str:
         checkpoint_id = run.store.save(run.run_id, state, run.step)
     finally:
         state.metadata.pop("__graph_run_id__", None)
-    record(run, GraphFact.CHECKPOINT, state.current_node, checkpoint_id=checkpoint_id)
+    record(run, "checkpoint", state.current_node, checkpoint_id=checkpoint_id)
     return checkpoint_id

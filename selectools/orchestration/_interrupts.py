@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..exceptions import GraphExecutionError
 from ..trace import now
-from ._recorder import GraphFact, record
+from ._recorder import record
 from ._run_state import _Run
 from .state import GraphState
 
@@ -61,10 +61,10 @@ def pause(
     run.interrupt = request = outcome.interrupt
     run.stop_reason = "interrupted"
     t = now()
-    record(run, GraphFact.NODE_PAUSED, name, t0, t)
+    record(run, "node_paused", name, t0, t)
     record(
         run,
-        GraphFact.INTERRUPT,
+        "interrupt",
         name,
         t,
         t,

@@ -17,8 +17,7 @@ the graph's name and the run's step.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .._events import EVENTS
 from ..trace import StepType, TraceStep, now
@@ -31,28 +30,29 @@ if TYPE_CHECKING:
 __all__ = ["FACTS", "Fact", "GraphFact", "graph_event", "record"]
 
 
-class GraphFact(str, Enum):
-    """Each thing a graph run can record."""
-
-    GRAPH_START = "graph_start"
-    GRAPH_END = "graph_end"
-    GRAPH_ERROR = "graph_error"
-    GRAPH_RESUME = "graph_resume"
-    NODE_START = "node_start"
-    NODE_END = "node_end"
-    NODE_CHUNK = "node_chunk"
-    NODE_ERROR = "node_error"
-    NODE_SKIPPED = "node_skipped"  # failed under ErrorPolicy.SKIP: the run goes on
-    NODE_PAUSED = "node_paused"  # a generator node paused at an interrupt
-    BRANCH_END = "branch_end"  # one node of a parallel group or Scatter finished
-    PARALLEL_START = "parallel_start"
-    PARALLEL_END = "parallel_end"
-    ROUTING = "routing"
-    CHECKPOINT = "checkpoint"
-    INTERRUPT = "interrupt"
-    STALL = "stall"
-    LOOP = "loop"
-    BUDGET_EXCEEDED = "budget_exceeded"
+#: Each thing a graph run can record (the keys of :data:`FACTS`). Plain strings, not an
+#: Enum: a fact is looked up on every node, and a str-Enum hashes in Python code.
+GraphFact = Literal[
+    "graph_start",
+    "graph_end",
+    "graph_error",
+    "graph_resume",
+    "node_start",
+    "node_end",
+    "node_chunk",
+    "node_error",
+    "node_skipped",  # failed under ErrorPolicy.SKIP: the run goes on
+    "node_paused",  # a generator node paused at an interrupt
+    "branch_end",  # one node of a parallel group or Scatter finished
+    "parallel_start",
+    "parallel_end",
+    "routing",
+    "checkpoint",
+    "interrupt",
+    "stall",
+    "loop",
+    "budget_exceeded",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,51 +62,49 @@ class Fact:
     step: StepType | None = None
     observer: EventName | None = None
     event: GraphEventType | None = None
-    event_fields: tuple[str, ...] = ()  # GraphEvent fields, filled from the values
-    summary: str = "node_name"  # the value that is the step's summary
+    event_fields: tuple[str, ...] = ()  # GraphEvent fields, filled from the values of their names
+    summary: str | None = None  # the value that is the step's summary (None: the node)
     data: tuple[tuple[str, str], ...] = ()  # step.data key <- value name
     status: str = "ok"  # the step's status ("error" also fills step.error from ``error``)
 
 
 FACTS: dict[GraphFact, Fact] = {
-    GraphFact.GRAPH_START: Fact(None, "on_graph_start", GraphEventType.GRAPH_START, ("state",)),
-    GraphFact.GRAPH_END: Fact(None, "on_graph_end", GraphEventType.GRAPH_END, ("state", "result")),
-    GraphFact.GRAPH_ERROR: Fact(None, "on_graph_error"),
-    GraphFact.GRAPH_RESUME: Fact(
+    "graph_start": Fact(None, "on_graph_start", GraphEventType.GRAPH_START, ("state",)),
+    "graph_end": Fact(None, "on_graph_end", GraphEventType.GRAPH_END, ("state", "result")),
+    "graph_error": Fact(None, "on_graph_error"),
+    "graph_resume": Fact(
         StepType.GRAPH_RESUME, "on_graph_resume", GraphEventType.GRAPH_RESUME, ("interrupt_id",)
     ),
-    GraphFact.NODE_START: Fact(
-        StepType.GRAPH_NODE_START, "on_node_start", GraphEventType.NODE_START
-    ),
-    GraphFact.NODE_END: Fact(
+    "node_start": Fact(StepType.GRAPH_NODE_START, "on_node_start", GraphEventType.NODE_START),
+    "node_end": Fact(
         StepType.GRAPH_NODE_END, "on_node_end", GraphEventType.NODE_END, ("duration_ms", "state")
     ),
-    GraphFact.NODE_CHUNK: Fact(None, None, GraphEventType.NODE_CHUNK, ("chunk",)),
-    GraphFact.NODE_ERROR: Fact(
+    "node_chunk": Fact(None, None, GraphEventType.NODE_CHUNK, ("chunk",)),
+    "node_error": Fact(
         StepType.GRAPH_NODE_END, None, GraphEventType.ERROR, ("error",), status="error"
     ),
-    GraphFact.NODE_SKIPPED: Fact(None, "on_node_end", GraphEventType.NODE_END, ("duration_ms",)),
-    GraphFact.NODE_PAUSED: Fact(StepType.GRAPH_NODE_END, status="interrupted"),
-    GraphFact.BRANCH_END: Fact(StepType.GRAPH_NODE_END),
-    GraphFact.PARALLEL_START: Fact(
+    "node_skipped": Fact(None, "on_node_end", GraphEventType.NODE_END, ("duration_ms",)),
+    "node_paused": Fact(StepType.GRAPH_NODE_END, status="interrupted"),
+    "branch_end": Fact(StepType.GRAPH_NODE_END),
+    "parallel_start": Fact(
         StepType.GRAPH_PARALLEL_START,
         "on_parallel_start",
         GraphEventType.PARALLEL_START,
         ("children",),
         data=(("children", "child_nodes"),),
     ),
-    GraphFact.PARALLEL_END: Fact(
+    "parallel_end": Fact(
         StepType.GRAPH_PARALLEL_END, "on_parallel_end", GraphEventType.PARALLEL_END, ("children",)
     ),
-    GraphFact.ROUTING: Fact(
+    "routing": Fact(
         StepType.GRAPH_ROUTING,
         "on_graph_routing",
         GraphEventType.ROUTING,
-        ("next_node",),
+        ("to_node",),
         summary="route",
         data=(("from_node", "from_node"), ("to_node", "to_node")),
     ),
-    GraphFact.CHECKPOINT: Fact(
+    "checkpoint": Fact(
         StepType.GRAPH_CHECKPOINT,
         None,
         GraphEventType.CHECKPOINT,
@@ -114,7 +112,7 @@ FACTS: dict[GraphFact, Fact] = {
         summary="checkpoint_id",
         data=(("checkpoint_id", "checkpoint_id"),),
     ),
-    GraphFact.INTERRUPT: Fact(
+    "interrupt": Fact(
         StepType.GRAPH_INTERRUPT,
         "on_graph_interrupt",
         GraphEventType.GRAPH_INTERRUPT,
@@ -122,12 +120,14 @@ FACTS: dict[GraphFact, Fact] = {
         summary="prompt",
         data=(("interrupt_key", "interrupt_key"), ("checkpoint_id", "interrupt_id")),
     ),
-    GraphFact.STALL: Fact(StepType.GRAPH_STALL, "on_stall_detected"),
-    GraphFact.LOOP: Fact(StepType.GRAPH_LOOP_DETECTED, "on_loop_detected"),
-    GraphFact.BUDGET_EXCEEDED: Fact(
-        StepType.BUDGET_EXCEEDED, "on_budget_exceeded", summary="reason"
-    ),
+    "stall": Fact(StepType.GRAPH_STALL, "on_stall_detected"),
+    "loop": Fact(StepType.GRAPH_LOOP_DETECTED, "on_loop_detected"),
+    "budget_exceeded": Fact(StepType.BUDGET_EXCEEDED, "on_budget_exceeded", summary="reason"),
 }
+
+
+# a value named as an observer parameter that a GraphEvent calls otherwise
+_EVENT_FIELD = {"to_node": "next_node"}
 
 
 def _value(run: _Run, node: str | None, values: dict[str, Any], name: str) -> Any:
@@ -137,7 +137,7 @@ def _value(run: _Run, node: str | None, values: dict[str, Any], name: str) -> An
         return node
     if name == "graph_name":
         return run.graph_name
-    if name == "step" or name == "steps":
+    if name in ("step", "steps"):
         return run.step
     raise KeyError(f"graph fact needs a value named {name!r}")
 
@@ -146,7 +146,9 @@ def graph_event(run: _Run, fact: GraphFact, node: str | None, **values: Any) -> 
     """The ``GraphEvent`` a fact streams (``record`` appends it; the chunk path queues it)."""
     row = FACTS[fact]
     assert row.event is not None, f"{fact} streams no GraphEvent"
-    fields = {name: values[name] for name in row.event_fields if name in values}
+    fields = {
+        _EVENT_FIELD.get(name, name): values[name] for name in row.event_fields if name in values
+    }
     return GraphEvent(row.event, run.run_id, node, run.step, **fields)
 
 
@@ -164,30 +166,45 @@ def record(
     The step spans ``started``..``ended`` (each defaults to now).
     """
     row = FACTS[fact]
-    if row.step is not None:
-        t = now() if started is None or ended is None else 0.0
+    kind = row.step
+    if kind is not None:
+        if started is None or ended is None:
+            t = now()
+            started = t if started is None else started
+            ended = t if ended is None else ended
+        status = row.status
         error = None
-        if row.status == "error":
+        if status == "error":
             exc = values["error"]
             error = f"{type(exc).__name__}: {exc}"
+        # positional, in TraceStep's field order: one step per node, keywords cost more
         run.trace.steps.append(
             TraceStep(
-                row.step,
-                t if started is None else started,
-                t if ended is None else ended,
-                _value(run, node, values, row.summary),
+                kind,
+                started,
+                ended,
+                (node or "") if row.summary is None else values[row.summary],
                 run.run_id,
                 run.step,
-                lane=lane,
-                status=row.status,
-                error=error,
-                data={key: values[name] for key, name in row.data},
-                node_name=node,
+                None,
+                lane,
+                status,
+                error,
+                None,
+                None,
+                0,
+                0,
+                0.0,
+                None,
+                None,
+                None,
+                {key: values[name] for key, name in row.data} if row.data else {},
+                node,
             )
         )
     emitter = run.emitter
-    if row.observer is not None and emitter is not None and row.observer in emitter.wanted:
+    if emitter is not None and row.observer is not None and row.observer in emitter.wanted:
         params = EVENTS[row.observer][1]
         emitter.emit(row.observer, *[_value(run, node, values, p) for p in params])
-    if row.event is not None and run.stream is not None:
+    if run.stream is not None and row.event is not None:
         run.stream.append(graph_event(run, fact, node, **values))
