@@ -74,6 +74,12 @@ async def drive_async(
             effect = gen.send(send) if error is None else gen.throw(error)
         except StopIteration:
             break
+        except BaseException:
+            if stream:  # what the run recorded before it failed is streamed before the error
+                for event in stream:
+                    yield event
+                stream.clear()
+            raise
         error = None
         if stream:
             for event in stream:
