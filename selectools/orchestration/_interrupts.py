@@ -115,15 +115,12 @@ def reopen(
             step = int(state.metadata.get("__graph_step__", 0))
     state._interrupt_responses[node_name] = answers
     state._pending_node = None
-    run = _Run(graph, state, store, None)
+    run = _Run(graph, state, store, None, state.metadata.pop("__graph_run_id__", None))
     if live is not None:  # same process: the results, usage and trace so far carry on
         before = live[3]
         run.node_results, run.usage, run.trace = before.node_results, before.usage, before.trace
         run.trace.ended_at = None
         run.stalls, run.loops, run.visits = before.stalls, before.loops, before.visits
-    run_id = state.metadata.pop("__graph_run_id__", None)
-    if run_id:
-        run.run_id = run.trace.run_id = run_id
     state.metadata.pop("__graph_step__", None)
     run.step = step
     run.snapshot = snapshot

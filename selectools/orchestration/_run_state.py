@@ -55,8 +55,9 @@ class _Run:
         state: GraphState,
         store: CheckpointStore | None,
         parent: _Run | None,
+        run_id: str | None = None,
     ) -> None:
-        self.run_id = os.urandom(16).hex()
+        self.run_id = run_id or os.urandom(16).hex()
         self.graph_name = graph.name
         self.state = state
         self.store = store

@@ -307,10 +307,7 @@ class AgentGraph:
             raise GraphExecutionError(
                 f"checkpoint {checkpoint_id!r} is an interrupt: answer it with resume()"
             )
-        run = _Run(self, state, store, None)
-        run_id = state.metadata.pop("__graph_run_id__", None)
-        if run_id:
-            run.run_id = run.trace.run_id = run_id
+        run = _Run(self, state, store, None, state.metadata.pop("__graph_run_id__", None))
         run.step = step
         return run, core(self, run, state.current_node, fresh=False, after=True)
 

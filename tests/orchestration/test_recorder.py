@@ -208,3 +208,33 @@ def test_a_skipped_node_reports_its_error_then_its_end():
     assert result is not None and result.state.errors[0]["node"] == "bad"
     failed = [s for s in result.trace.steps if s.node_name == "bad" and s.status == "error"]
     assert [s.error for s in failed] == ["ValueError: boom"]
+
+
+def test_a_continued_or_resumed_run_reports_its_own_run_id_to_observers():
+    class Ids(AgentObserver):
+        def __init__(self) -> None:
+            self.ids: set[str] = set()
+
+        def on_event(self, event: Any) -> None:
+            self.ids.add(event.run_id)
+
+    def approve(state: GraphState):
+        state.data["answer"] = yield InterruptRequest("ok?")
+
+    store = InMemoryCheckpointStore()
+    first = AgentGraph("g")
+    first.add_node("a", bump("a"), next_node="approve")
+    first.add_node("approve", approve, next_node=AgentGraph.END)
+    paused = first.run("go", checkpoint_store=store)
+    ids = Ids()
+    later = AgentGraph("g", observers=[ids])  # another process would build the graph again
+    later.add_node("a", bump("a"), next_node="approve")
+    later.add_node("approve", approve, next_node=AgentGraph.END)
+    done = later.resume(paused.interrupt_id, "yes", checkpoint_store=store)
+    assert done.run_id == paused.run_id
+    assert ids.ids == {paused.run_id}
+
+    ids.ids.clear()
+    saved = store.list(done.run_id)[0].checkpoint_id  # the checkpoint after node "a"
+    again = later.run("", checkpoint_store=store, checkpoint_id=saved)
+    assert ids.ids == {again.run_id} == {paused.run_id}
