@@ -301,14 +301,16 @@ def _fan_out(
                 node_name=node.name,
             )
     t0 = now()
+    kids = list(names)
     record(
         run,
         "parallel_start",
         label,
         t0,
         t0,
+        data={"children": kids},
         group_name=label,
-        child_nodes=list(names),
+        child_nodes=kids,
         children=names,
     )
     for node, branch in branches:
@@ -316,7 +318,7 @@ def _fan_out(
     outcomes = yield RunBranches(branches)
     for lane, ((node, _), outcome) in enumerate(zip(branches, outcomes, strict=True), start=1):
         _collect(graph, run, node.name, outcome, lane)
-        record(run, "branch_end", node.name, outcome.started, outcome.ended, lane)
+        record(run, "branch_end", node.name, outcome.started, outcome.ended, lane=lane)
     merged = merge_states(parent, [o.state for o in outcomes], policy, merge_fn)
     record(
         run,
@@ -369,9 +371,8 @@ def _next(
         run,
         "routing",
         current,
-        route=f"{current} -> {target}",
-        from_node=current,
-        to_node=target,
+        summary=f"{current} -> {target}",
+        data={"from_node": current, "to_node": target},
     )
     return target
 
@@ -412,6 +413,7 @@ def _over_budget(graph: AgentGraph, run: _Run) -> bool:
         run,
         "budget_exceeded",
         None,
+        summary=reason,
         reason=reason,
         tokens_used=usage.total_tokens,
         cost_used=usage.cost_usd,
@@ -427,5 +429,11 @@ def _checkpoint(run: _Run, state: GraphState) -> str:
         checkpoint_id = run.store.save(run.run_id, state, run.step)
     finally:
         state.metadata.pop("__graph_run_id__", None)
-    record(run, "checkpoint", state.current_node, checkpoint_id=checkpoint_id)
+    record(
+        run,
+        "checkpoint",
+        state.current_node,
+        summary=checkpoint_id,
+        data={"checkpoint_id": checkpoint_id},
+    )
     return checkpoint_id

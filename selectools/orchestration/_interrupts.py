@@ -68,8 +68,8 @@ def pause(
         name,
         t,
         t,
-        prompt=request.prompt if request else "",
-        interrupt_key=request.key if request else "",
+        summary=request.prompt if request else "",
+        data={"interrupt_key": request.key if request else "", "checkpoint_id": interrupt_id},
         interrupt_id=interrupt_id,
     )
     run.trace.finish()

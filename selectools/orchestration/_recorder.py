@@ -8,10 +8,11 @@ engine calls :func:`record` once per fact. Adding a graph event is one row here
 (plus its ``GraphEventType`` / ``StepType`` / observer event member), as
 ``trace.STEP_EVENTS`` is for the agent.
 
-Values a call passes are looked up by name: an observer event's parameters
-(``_events.EVENTS``), the row's ``GraphEvent`` fields and step ``data`` keys.
-``node_name``, ``graph_name`` and ``step``/``steps`` default to the fact's node,
-the graph's name and the run's step.
+The call site gives the step's summary and ``data`` (as the agent's
+``RunContext.record`` does); an observer event's parameters (``_events.EVENTS``)
+and the row's ``GraphEvent`` fields are filled by name from the values the call
+passes, then from the step's ``data``; ``node_name``, ``graph_name`` and
+``step``/``steps`` default to the fact's node, the graph's name and the run's step.
 """
 
 from __future__ import annotations
@@ -63,8 +64,6 @@ class Fact:
     observer: EventName | None = None
     event: GraphEventType | None = None
     event_fields: tuple[str, ...] = ()  # GraphEvent fields, filled from the values of their names
-    summary: str | None = None  # the value that is the step's summary (None: the node)
-    data: tuple[tuple[str, str], ...] = ()  # step.data key <- value name
     status: str = "ok"  # the step's status ("error" also fills step.error from ``error``)
 
 
@@ -80,9 +79,7 @@ FACTS: dict[GraphFact, Fact] = {
         StepType.GRAPH_NODE_END, "on_node_end", GraphEventType.NODE_END, ("duration_ms", "state")
     ),
     "node_chunk": Fact(None, None, GraphEventType.NODE_CHUNK, ("chunk",)),
-    "node_error": Fact(
-        StepType.GRAPH_NODE_END, None, GraphEventType.ERROR, ("error",), status="error"
-    ),
+    "node_error": Fact(StepType.GRAPH_NODE_END, None, GraphEventType.ERROR, ("error",), "error"),
     "node_skipped": Fact(None, "on_node_end", GraphEventType.NODE_END, ("duration_ms",)),
     "node_paused": Fact(StepType.GRAPH_NODE_END, status="interrupted"),
     "branch_end": Fact(StepType.GRAPH_NODE_END),
@@ -91,48 +88,39 @@ FACTS: dict[GraphFact, Fact] = {
         "on_parallel_start",
         GraphEventType.PARALLEL_START,
         ("children",),
-        data=(("children", "child_nodes"),),
     ),
     "parallel_end": Fact(
         StepType.GRAPH_PARALLEL_END, "on_parallel_end", GraphEventType.PARALLEL_END, ("children",)
     ),
     "routing": Fact(
-        StepType.GRAPH_ROUTING,
-        "on_graph_routing",
-        GraphEventType.ROUTING,
-        ("to_node",),
-        summary="route",
-        data=(("from_node", "from_node"), ("to_node", "to_node")),
+        StepType.GRAPH_ROUTING, "on_graph_routing", GraphEventType.ROUTING, ("to_node",)
     ),
     "checkpoint": Fact(
-        StepType.GRAPH_CHECKPOINT,
-        None,
-        GraphEventType.CHECKPOINT,
-        ("checkpoint_id",),
-        summary="checkpoint_id",
-        data=(("checkpoint_id", "checkpoint_id"),),
+        StepType.GRAPH_CHECKPOINT, None, GraphEventType.CHECKPOINT, ("checkpoint_id",)
     ),
     "interrupt": Fact(
         StepType.GRAPH_INTERRUPT,
         "on_graph_interrupt",
         GraphEventType.GRAPH_INTERRUPT,
         ("interrupt_id",),
-        summary="prompt",
-        data=(("interrupt_key", "interrupt_key"), ("checkpoint_id", "interrupt_id")),
     ),
     "stall": Fact(StepType.GRAPH_STALL, "on_stall_detected"),
     "loop": Fact(StepType.GRAPH_LOOP_DETECTED, "on_loop_detected"),
-    "budget_exceeded": Fact(StepType.BUDGET_EXCEEDED, "on_budget_exceeded", summary="reason"),
+    "budget_exceeded": Fact(StepType.BUDGET_EXCEEDED, "on_budget_exceeded"),
 }
-
 
 # a value named as an observer parameter that a GraphEvent calls otherwise
 _EVENT_FIELD = {"to_node": "next_node"}
+_NO_DATA: dict[str, Any] = {}
 
 
-def _value(run: _Run, node: str | None, values: dict[str, Any], name: str) -> Any:
+def _value(
+    run: _Run, node: str | None, values: dict[str, Any], data: dict[str, Any], name: str
+) -> Any:
     if name in values:
         return values[name]
+    if name in data:
+        return data[name]
     if name == "node_name":
         return node
     if name == "graph_name":
@@ -142,12 +130,21 @@ def _value(run: _Run, node: str | None, values: dict[str, Any], name: str) -> An
     raise KeyError(f"graph fact needs a value named {name!r}")
 
 
-def graph_event(run: _Run, fact: GraphFact, node: str | None, **values: Any) -> GraphEvent:
+def graph_event(
+    run: _Run,
+    fact: GraphFact,
+    node: str | None,
+    data: dict[str, Any] | None = None,
+    **values: Any,
+) -> GraphEvent:
     """The ``GraphEvent`` a fact streams (``record`` appends it; the chunk path queues it)."""
     row = FACTS[fact]
     assert row.event is not None, f"{fact} streams no GraphEvent"
+    data = _NO_DATA if data is None else data
     fields = {
-        _EVENT_FIELD.get(name, name): values[name] for name in row.event_fields if name in values
+        _EVENT_FIELD.get(name, name): values[name] if name in values else data[name]
+        for name in row.event_fields
+        if name in values or name in data
     }
     return GraphEvent(row.event, run.run_id, node, run.step, **fields)
 
@@ -158,12 +155,16 @@ def record(
     node: str | None,
     started: float | None = None,
     ended: float | None = None,
+    *,
+    summary: str | None = None,
+    data: dict[str, Any] | None = None,
     lane: int = 0,
     **values: Any,
 ) -> None:
     """Write ``fact`` in every form its row names: trace step, observer event, ``GraphEvent``.
 
-    The step spans ``started``..``ended`` (each defaults to now).
+    The step spans ``started``..``ended`` (each defaults to now), is summarised by
+    ``summary`` (default: the node) and keeps ``data``.
     """
     row = FACTS[fact]
     kind = row.step
@@ -177,13 +178,13 @@ def record(
         if status == "error":
             exc = values["error"]
             error = f"{type(exc).__name__}: {exc}"
-        # positional, in TraceStep's field order: one step per node, keywords cost more
+        # positional, in TraceStep's field order: steps are written per node, keywords cost more
         run.trace.steps.append(
             TraceStep(
                 kind,
                 started,
                 ended,
-                (node or "") if row.summary is None else values[row.summary],
+                (node or "") if summary is None else summary,
                 run.run_id,
                 run.step,
                 None,
@@ -198,13 +199,14 @@ def record(
                 None,
                 None,
                 None,
-                {key: values[name] for key, name in row.data} if row.data else {},
+                {} if data is None else data,
                 node,
             )
         )
     emitter = run.emitter
     if emitter is not None and row.observer is not None and row.observer in emitter.wanted:
+        given = _NO_DATA if data is None else data
         params = EVENTS[row.observer][1]
-        emitter.emit(row.observer, *[_value(run, node, values, p) for p in params])
+        emitter.emit(row.observer, *[_value(run, node, values, given, p) for p in params])
     if run.stream is not None and row.event is not None:
-        run.stream.append(graph_event(run, fact, node, **values))
+        run.stream.append(graph_event(run, fact, node, data, **values))
