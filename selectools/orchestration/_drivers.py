@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from .graph import GraphResult
     from .state import GraphState
 
-__all__ = ["drive_async", "drive_sync"]
+__all__ = ["drive_async", "drive_sync", "drive_to_end"]
 
 
 def drive_sync(run: _Run, gen: Generator[Any, Any, None], live: Any = None) -> GraphResult:
@@ -106,6 +106,14 @@ async def drive_async(
         for event in stream:
             yield event
         stream.clear()
+
+
+async def drive_to_end(run: _Run, gen: Generator[Any, Any, None], live: Any = None) -> GraphResult:
+    """Drive on the event loop without streaming; the run's result."""
+    async for _ in drive_async(run, gen, live):
+        pass
+    assert run.result is not None
+    return run.result
 
 
 async def _stream_agent(

@@ -36,7 +36,7 @@ from ..stability import beta
 from ..trace import AgentTrace
 from ..types import AgentResult
 from ..usage import UsageStats
-from ._drivers import drive_async, drive_sync
+from ._drivers import drive_async, drive_sync, drive_to_end
 from ._engine import END, core
 from ._interrupts import reopen
 from ._run_state import _Run
@@ -333,10 +333,7 @@ class AgentGraph:
     ) -> GraphResult:
         """Async :meth:`run`: async nodes are awaited, parallel groups run with ``asyncio.gather``."""
         run, gen = self._prepare(prompt_or_state, checkpoint_store, checkpoint_id)
-        async for _ in drive_async(run, gen):
-            pass
-        assert run.result is not None
-        return run.result
+        return await drive_to_end(run, gen)
 
     async def astream(
         self,
@@ -380,12 +377,10 @@ class AgentGraph:
         self, interrupt_id: str, response: Any, checkpoint_store: CheckpointStore | None = None
     ) -> GraphResult:
         run, gen, live = self._reopen(interrupt_id, response, checkpoint_store)
-        async for _ in drive_async(run, gen, live):
-            pass
-        assert run.result is not None
-        return run.result
+        return await drive_to_end(run, gen, live)
 
     def _result(self, run: _Run, state: GraphState) -> GraphResult:
+        """What ``run`` produced (the engine and interrupts build results through this)."""
         last = state.data.get(STATE_KEY_LAST_OUTPUT, "")
         return GraphResult(
             last if isinstance(last, str) else str(last),
@@ -412,11 +407,9 @@ class AgentGraph:
 
     async def _run_async(self, state: GraphState, parent: _Run) -> GraphResult:
         run = _Run(self, state, None, parent)
-        async for _ in drive_async(run, core(self, run, self._check_runnable())):
-            pass
-        assert run.result is not None
-        self._no_nested_interrupt(run.result)
-        return run.result
+        result = await drive_to_end(run, core(self, run, self._check_runnable()))
+        self._no_nested_interrupt(result)
+        return result
 
     def _no_nested_interrupt(self, result: GraphResult) -> None:
         if result.interrupted:
