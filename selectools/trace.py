@@ -100,7 +100,7 @@ STEP_EVENTS: dict[StepType, tuple[tuple[EventName, ...], tuple[EventName, ...]]]
     StepType.OUTPUT_SCREENING: (("on_tool_output_screened",), ("on_tool_output_screened",)),
     StepType.ENTITY_EXTRACTION: (("on_entity_extraction",), ()),
     StepType.KG_EXTRACTION: (("on_kg_extraction",), ()),
-    # graph steps are recorded by the graph engine, which emits these itself
+    # graph steps: orchestration/_recorder.FACTS writes them and agrees with these rows
     StepType.GRAPH_NODE_START: (("on_node_start",), ()),
     StepType.GRAPH_NODE_END: (("on_node_end",), ("on_graph_error",)),
     StepType.GRAPH_ROUTING: (("on_graph_routing",), ()),

@@ -22,7 +22,8 @@ from .primitives import ErrorPolicy, InterruptRequest
 from .state import STATE_KEY_LAST_OUTPUT, ContextMode, GraphState, MergePolicy
 
 if TYPE_CHECKING:
-    from .graph import AgentGraph, GraphResult, _Run
+    from ._run_state import _Run
+    from .graph import AgentGraph, GraphResult
 
 __all__ = ["GraphNode", "NodeOutcome", "ParallelGroupNode", "SubgraphNode"]
 

@@ -1,0 +1,136 @@
+"""The two drivers of the graph engine: perform its effects blocking, or on an event loop.
+
+Both step :func:`._engine.core` the same way: send the outcome of the last
+effect (or throw its exception into the engine, which applies the node's error
+policy). The sync driver never starts an event loop unless a parallel group
+holds async nodes. The async driver also streams: it hands out the
+``GraphEvent``s the recorder queued, and an agent node's text as it arrives.
+``live`` is a paused generator node (an in-process resume), given to the first node run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Generator
+from typing import TYPE_CHECKING, Any
+
+from ._effects import RunNode
+from ._recorder import graph_event
+from .node import GraphNode, NodeOutcome, run_node_async, run_node_sync
+
+if TYPE_CHECKING:
+    from ._run_state import _Run
+    from .events import GraphEvent
+    from .graph import GraphResult
+    from .state import GraphState
+
+__all__ = ["drive_async", "drive_sync", "drive_to_end"]
+
+
+def drive_sync(run: _Run, gen: Generator[Any, Any, None], live: Any = None) -> GraphResult:
+    send: Any = None
+    error: BaseException | None = None
+    while True:
+        try:
+            effect = gen.send(send) if error is None else gen.throw(error)
+        except StopIteration:
+            break
+        error = None
+        try:
+            if type(effect) is RunNode:
+                send = run_node_sync(effect.node, effect.state, run, live)
+                live = None
+            else:
+                send = _branches_sync(effect.branches, run)
+        except Exception as exc:
+            send, error = None, exc
+    assert run.result is not None
+    return run.result
+
+
+def _branches_sync(branches: list[tuple[GraphNode, GraphState]], run: _Run) -> list[NodeOutcome]:
+    if all(node.kind == "sync" for node, _ in branches):
+        return [run_node_sync(node, state, run) for node, state in branches]
+    from .._async_bridge import run_sync
+
+    return run_sync(_branches_async(branches, run))
+
+
+async def _branches_async(
+    branches: list[tuple[GraphNode, GraphState]], run: _Run
+) -> list[NodeOutcome]:
+    return list(await asyncio.gather(*(run_node_async(n, s, run) for n, s in branches)))
+
+
+async def drive_async(
+    run: _Run, gen: Generator[Any, Any, None], live: Any = None
+) -> AsyncIterator[GraphEvent]:
+    send: Any = None
+    error: BaseException | None = None
+    stream = run.stream
+    chunks: list[NodeOutcome] = []
+    while True:
+        try:
+            effect = gen.send(send) if error is None else gen.throw(error)
+        except StopIteration:
+            break
+        except BaseException:
+            if stream:  # what the run recorded before it failed is streamed before the error
+                for event in stream:
+                    yield event
+                stream.clear()
+            raise
+        error = None
+        if stream:
+            for event in stream:
+                yield event
+            stream.clear()
+        if run.emitter is not None and run.emitter.pending:
+            await run.emitter.flush()
+        try:
+            if type(effect) is RunNode:
+                node = effect.node
+                if stream is not None and node.kind == "agent":
+                    send = None
+                    async for event in _stream_agent(node, effect.state, run, chunks):
+                        yield event
+                    send = chunks.pop()
+                else:
+                    send = await run_node_async(node, effect.state, run, live)
+                live = None
+            else:
+                send = await _branches_async(effect.branches, run)
+        except Exception as exc:
+            send, error = None, exc
+    if stream:
+        for event in stream:
+            yield event
+        stream.clear()
+
+
+async def drive_to_end(run: _Run, gen: Generator[Any, Any, None], live: Any = None) -> GraphResult:
+    """Drive on the event loop without streaming; the run's result."""
+    async for _ in drive_async(run, gen, live):
+        pass
+    assert run.result is not None
+    return run.result
+
+
+async def _stream_agent(
+    node: GraphNode, state: GraphState, run: _Run, out: list[NodeOutcome]
+) -> AsyncIterator[GraphEvent]:
+    """Run an agent node streaming: NODE_CHUNK events as the text arrives, outcome into ``out``."""
+    queue: asyncio.Queue[Any] = asyncio.Queue()
+
+    def on_chunk(text: str) -> None:
+        queue.put_nowait(graph_event(run, "node_chunk", node.name, chunk=text))
+
+    task = asyncio.ensure_future(run_node_async(node, state, run, None, on_chunk))
+    while not task.done() or not queue.empty():
+        getter = asyncio.ensure_future(queue.get())
+        done, _ = await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
+        if getter in done:
+            yield getter.result()
+        else:
+            getter.cancel()
+    out.append(task.result())
