@@ -19,7 +19,8 @@ from enum import Enum
 from typing import Any
 
 from ..types import AgentResult, Message, Role
-from .graph import END, AgentGraph, GraphResult
+from ._engine import END
+from .graph import AgentGraph, GraphResult
 from .state import STATE_KEY_LAST_OUTPUT, GraphState
 
 __all__ = ["ModelSplit", "SupervisorAgent", "SupervisorStrategy"]
