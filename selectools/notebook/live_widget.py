@@ -17,8 +17,8 @@ from typing import Any
 import anywidget
 import traitlets
 
+from ._kernel import route_to_subshell
 from .approval_card import widget_asset
-from .approvals import _kernel_shell, _route_to_subshell
 
 __all__ = ["LiveRunWidget", "WidgetSurface"]
 
@@ -65,9 +65,7 @@ class WidgetSurface:
 
         self.widget = LiveRunWidget()
         self.widget.token = token
-        shell = _kernel_shell()
-        if shell is not None:
-            _route_to_subshell(shell.kernel, self.widget)
+        route_to_subshell(self.widget)
         self._handle = display(self.widget, display_id=True)
         self.cards = card_host()
         self.updates = 0
