@@ -18,7 +18,7 @@ import anywidget
 import traitlets
 
 from ._kernel import route_to_subshell
-from .approval_card import widget_asset
+from ._widget_files import widget_path
 
 __all__ = ["LiveRunWidget", "WidgetSurface"]
 
@@ -26,8 +26,8 @@ __all__ = ["LiveRunWidget", "WidgetSurface"]
 class LiveRunWidget(anywidget.AnyWidget):
     """The running view; ``token`` is cancelled by its Stop button."""
 
-    _esm = widget_asset("live_run.js")
-    _css = widget_asset("live_run.css")
+    _esm = widget_path("live_run.js")
+    _css = widget_path("live_run.css")
 
     html = traitlets.Unicode("").tag(sync=True)
     status = traitlets.Unicode("running").tag(sync=True)
