@@ -2,13 +2,13 @@
 
 A notebook cell already runs inside an event loop, so ``asyncio.run`` would fail
 there. Instead of patching the loop (nest_asyncio), the coroutine runs on a
-private loop in a worker thread and the caller blocks on its result. Context
-variables are copied into that thread so tracing and request state survive.
+:class:`~selectools._portal.Portal` opened for the call and closed (thread joined)
+before it returns. Context variables are copied over, so tracing and request state
+survive. Outside a running loop, ``asyncio.run`` is enough.
 """
 
 from __future__ import annotations
 
-import contextvars
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
@@ -62,68 +62,47 @@ def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
         if timeout is None:
             return asyncio.run(coro)
         return asyncio.run(asyncio.wait_for(coro, timeout))
-    context = contextvars.copy_context()
-    result: dict[str, Any] = {}
+    from ._portal import Portal
 
-    def target() -> None:
-        try:
-            awaitable = coro if timeout is None else asyncio.wait_for(coro, timeout)
-            result["value"] = context.run(asyncio.run, awaitable)
-        except BaseException as exc:
-            result["error"] = exc
-
-    thread = threading.Thread(target=target, name="selectools-run-sync", daemon=True)
-    thread.start()
-    thread.join()
-    if "error" in result:
-        raise result["error"]
-    return cast(T, result["value"])
+    with Portal("run-sync") as portal:
+        return portal.call(coro if timeout is None else asyncio.wait_for(coro, timeout))
 
 
 def iterate_sync(make: Callable[[], AsyncIterator[T]]) -> Iterator[T]:
     """The items of the async iterator ``make()`` returns, as they arrive, from sync code.
 
-    The iterator runs on a private loop in a worker thread (context variables
+    The iterator runs on a :class:`~selectools._portal.Portal` (context variables
     copied), never on the caller's loop; items cross over through a queue. If the
-    consumer stops early, the producer stops after its next item.
+    consumer stops early, the producer is cancelled and the portal closed before
+    the generator returns.
     """
-    import asyncio
     import queue
 
+    from ._portal import Portal
+
     items: queue.SimpleQueue[tuple[int, Any]] = queue.SimpleQueue()
-    stop = threading.Event()
-    context = contextvars.copy_context()
 
     async def pump() -> None:
         iterator = make()
         try:
             async for item in iterator:
                 items.put((0, item))
-                if stop.is_set():
-                    break
         finally:
             close = getattr(iterator, "aclose", None)
             if close is not None:
                 await close()
 
-    def target() -> None:
+    with Portal("iterate-sync") as portal:
+        pumping = portal.submit(pump())
+        pumping.add_done_callback(lambda done: items.put((1, None)))
         try:
-            context.run(asyncio.run, pump())
-        except BaseException as exc:
-            items.put((2, exc))
-        else:
-            items.put((1, None))
-
-    thread = threading.Thread(target=target, name="selectools-iterate-sync", daemon=True)
-    thread.start()
-    try:
-        while True:
-            kind, value = items.get()
-            if kind == 0:
-                yield cast(T, value)
-            elif kind == 1:
-                return
-            else:
-                raise value
-    finally:
-        stop.set()
+            while True:
+                kind, value = items.get()
+                if kind == 0:
+                    yield cast(T, value)
+                else:
+                    break
+        finally:
+            pumping.cancel()  # a consumer that stops early stops the producer at once
+    if not pumping.cancelled() and (error := pumping.exception()) is not None:
+        raise error

@@ -35,15 +35,16 @@ async def _bounded(effect: AskApproval) -> Any:
 
 def _start_thread(effect: AskApproval, on_done: Callable[[], Any]) -> Future[Any]:
     """Run the handler in a new daemon thread; the future holds its result."""
-    import asyncio
     from concurrent.futures import Future
+
+    from .._async_bridge import run_sync
 
     future: Future[Any] = Future()
 
     def target() -> None:
         try:
             if effect.is_async:
-                value = asyncio.run(_bounded(effect))
+                value = run_sync(_bounded(effect))
             else:
                 value = effect.handler(effect.request)
         except BaseException as exc:

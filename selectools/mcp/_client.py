@@ -1,6 +1,6 @@
 """``MCPClient``: one MCP server's tools as selectools tools, over the official SDK.
 
-The connection lives on a private loop thread (see :mod:`._portal`), so the
+The connection lives on a private loop thread (see :mod:`selectools._portal`), so the
 same client serves ``with``/``async with``, ``agent.run()`` inside a notebook
 cell and ``agent.arun()`` on any loop. Every request goes through the circuit
 breaker and the retry policy of :class:`~selectools.mcp.MCPServerConfig`;
@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from .._jitter import jittered
+from .._portal import Portal
 from ._breaker import CircuitBreaker
 from ._config import MCPServerConfig
 from ._errors import (
@@ -25,7 +26,6 @@ from ._errors import (
     MCPTimeoutError,
     MCPToolError,
 )
-from ._portal import Portal
 from ._sdk import require_sdk
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ class MCPClient:
         self.circuit = CircuitBreaker(
             config.circuit_breaker_threshold, config.circuit_breaker_cooldown
         )
-        self._portal = Portal(config.name)
+        self._portal = Portal(f"mcp-{config.name}")
         self._session: Any = None
         self._stop: asyncio.Event | None = None
         self._owner: asyncio.Task[None] | None = None
@@ -116,7 +116,7 @@ class MCPClient:
         if self._portal.running:
             with contextlib.suppress(Exception):
                 self._portal.call(self._teardown())
-        self._portal.stop()
+        self._portal.close()
         self._close_stderr()
 
     async def aclose(self) -> None:
@@ -124,7 +124,7 @@ class MCPClient:
         if self._portal.running:
             with contextlib.suppress(Exception):
                 await self._portal.acall(self._teardown())
-        self._portal.stop()
+        self._portal.close()
         self._close_stderr()
 
     def __enter__(self) -> MCPClient:

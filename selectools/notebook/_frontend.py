@@ -1,6 +1,7 @@
-"""Every frontend-specific decision of the notebook layer, in one place.
+"""Display modes and surfaces: how a run is drawn on each kind of frontend.
 
-Two kinds of frontend matter:
+The kernel quirks these decisions rest on (shell lookup, the headless rule,
+subshell routing, ui-poll) live in :mod:`._kernel`. Two kinds of frontend matter:
 
 * ``live``: a Jupyter kernel (JupyterLab 4, Notebook 7, VS Code, nbclient) or
   any display publisher that records rich output. Views are rich bundles; a
@@ -26,6 +27,8 @@ import sys
 from collections.abc import Iterator
 from typing import Any, Protocol
 
+from ._kernel import watched
+
 __all__ = [
     "DISPLAY_MODES",
     "BackgroundSurface",
@@ -35,7 +38,6 @@ __all__ = [
     "detect",
     "make_surface",
     "show",
-    "watched",
 ]
 
 #: accepted values of the ``display`` setting
@@ -108,7 +110,7 @@ class LiveSurface:
     """One output per run: drawn at the first redraw, updated in place, ended as the final render.
 
     A run that ends before its first redraw sends one message, its final render.
-    Runs nobody watches (see :func:`watched`) are never redrawn, so the only display
+    Runs nobody watches (see :func:`~._kernel.watched`) are never redrawn, so the only display
     they send is the final render: tools that ignore display updates (nbval) see
     what a saved notebook holds.
     """
@@ -117,7 +119,7 @@ class LiveSurface:
         self._publisher = shell.display_pub
         self._id = f"selectools-{_ID_PREFIX}-{next(_ids)}"  # transient: never saved
         self._open = False
-        #: redraw while the run goes (default: when a frontend watches, see :func:`watched`)
+        #: redraw while the run goes (default: when a frontend watches, see :func:`~._kernel.watched`)
         self.redraws = watched(shell) if redraws is None else redraws
         self.updates = 0
 
@@ -145,22 +147,6 @@ class LiveSurface:
             self._publish(*first)
             for bundle, metadata in more:
                 self._publisher.publish(data=bundle, metadata=metadata)
-
-
-def watched(shell: Any) -> bool:
-    """False when the kernel's current request comes from a runner nobody watches.
-
-    nbclient (``jupyter nbconvert --execute``, papermill) and nbval execute cells
-    with ``allow_stdin`` false; JupyterLab, Notebook 7, VS Code and interactive
-    ``jupyter_client`` consoles send true. Without a kernel (a terminal, tests)
-    the answer is True.
-    """
-    kernel = getattr(shell, "kernel", None)
-    get_parent = getattr(kernel, "get_parent", None)
-    if get_parent is None:
-        return True
-    content = (get_parent() or {}).get("content") or {}
-    return bool(content.get("allow_stdin", True))
 
 
 def _streams_idle() -> bool:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anywidget
@@ -26,21 +25,13 @@ import traitlets
 
 from .._view.approval import approval_html, approval_text
 from ..exceptions import SelectoolsError
+from ._widget_files import widget_path
 
 if TYPE_CHECKING:
     from ..approval import ApprovalRequest
     from .approvals import NotebookApprover
 
-__all__ = ["ApprovalCard", "CardBox", "widget_asset"]
-
-
-def widget_asset(name: str) -> Path:
-    """A front-end file: inside the installed package, else the repository's ``widgets/``."""
-    here = Path(__file__).resolve().parents[1]
-    for folder in (here / "_widgets", here.parent / "widgets"):
-        if (folder / name).is_file():
-            return folder / name
-    raise FileNotFoundError(f"selectools widget asset {name!r} is missing from the installation")
+__all__ = ["ApprovalCard", "CardBox"]
 
 
 def record_line(request: ApprovalRequest) -> str:
@@ -58,8 +49,8 @@ def record_line(request: ApprovalRequest) -> str:
 class ApprovalCard(anywidget.AnyWidget):
     """One tool call waiting for review; ``repr`` and the static HTML show its current state."""
 
-    _esm = widget_asset("approval_card.js")
-    _css = widget_asset("approval_card.css")
+    _esm = widget_path("approval_card.js")
+    _css = widget_path("approval_card.css")
 
     tool = traitlets.Unicode("").tag(sync=True)
     preview = traitlets.Unicode("").tag(sync=True)

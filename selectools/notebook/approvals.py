@@ -30,7 +30,7 @@ The three ways a cell runs an agent:
 without anywidget, ``ask`` denies at once with a message to the model saying
 why; so does a kernel whose cell came from a runner nobody watches (nbclient,
 ``nbconvert --execute``, papermill, nbval: they execute with ``allow_stdin``
-false, see :func:`~._frontend.watched`). Otherwise the card's script reports when
+false, see :func:`~._kernel.watched`). Otherwise the card's script reports when
 a frontend really renders it; if none does within ``grace`` seconds (a kernel
 nobody has open) the call is denied as headless. After one card rendered, later cards wait
 for an answer up to the agent's ``approval_timeout``, which bounds every wait.
@@ -39,14 +39,13 @@ for an answer up to the agent's ``approval_timeout``, which bounds every wait.
 from __future__ import annotations
 
 import contextlib
-import sys
 import threading
 import time
 from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
-from ._frontend import watched
+from ._kernel import kernel_shell, route_to_subshell, ui_poll, watched
 
 if TYPE_CHECKING:
     from ..approval import ApprovalRequest
@@ -141,7 +140,7 @@ class NotebookApprover:
             )
             self._show(request, pending=False)
             return False
-        shell = _kernel_shell()
+        shell = kernel_shell()
         if shell is not None and not watched(shell):  # nbclient, nbval: nobody to ask
             request.deny(HEADLESS.format(tool=request.tool_name), by="headless")
             self._show(request, pending=False)
@@ -162,7 +161,7 @@ class NotebookApprover:
 
     def _show(self, request: ApprovalRequest, *, pending: bool) -> ApprovalCard | None:
         """Display a card for ``request`` in the running cell; None without a widget frontend."""
-        shell = _kernel_shell()
+        shell = kernel_shell()
         if shell is None:
             return None
         try:
@@ -171,7 +170,7 @@ class NotebookApprover:
             return None
         card = ApprovalCard(request, self)
         if pending:
-            _route_to_subshell(shell.kernel, card)
+            route_to_subshell(card)
         with self._lock:
             self.cards.append(card)
         from IPython.display import display
@@ -193,7 +192,7 @@ class NotebookApprover:
     # -- blocking mode: keep the kernel's UI events flowing while the cell waits -------
     def wait_for(self, event: threading.Event, timeout: float | None) -> None:
         """Wait for ``event`` up to ``timeout`` s, handling widget messages on the main thread."""
-        poll = _ui_poll() if threading.current_thread() is threading.main_thread() else None
+        poll = ui_poll() if threading.current_thread() is threading.main_thread() else None
         if poll is None:
             event.wait(timeout)
             return
@@ -213,61 +212,6 @@ def _check_rule(rule: str) -> str:
     if rule not in APPROVAL_RULES:
         raise ValueError(f"approval rule must be one of {', '.join(APPROVAL_RULES)}, got {rule!r}")
     return rule
-
-
-def _kernel_shell() -> Any:
-    """The IPython shell if it runs in a kernel (it has comms), else None."""
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython is not None else None
-    return shell if getattr(shell, "kernel", None) is not None else None
-
-
-_SUBSHELL: list[str] = []
-
-
-def _route_to_subshell(kernel: Any, card: ApprovalCard) -> bool:
-    """Have the kernel handle ``card``'s messages on a subshell thread (ipykernel ≥ 7).
-
-    The main thread may be blocked in the cell's synchronous code; a subshell
-    has its own thread and loop. Returns False on kernels without subshells.
-    """
-    channel = getattr(kernel, "shell_channel_thread", None)
-    comm = getattr(card, "comm", None)
-    if channel is None or comm is None or not hasattr(comm, "_reply_subshell_for"):
-        return False
-    if not getattr(kernel, "_supports_kernel_subshells", False):
-        return False
-    if not _SUBSHELL:
-        from concurrent.futures import Future
-
-        made: Future[str] = Future()
-
-        def create() -> None:
-            try:
-                made.set_result(channel.manager._create_subshell())
-            except BaseException as exc:  # reported through the future
-                made.set_exception(exc)
-
-        channel.io_loop.add_callback(create)
-        try:
-            _SUBSHELL.append(made.result(timeout=10))
-        except Exception:
-            return False
-    subshell = _SUBSHELL[0]
-    comm._reply_subshell_for = lambda _data, _default: subshell
-    return True
-
-
-def _ui_poll() -> Any:
-    """jupyter-ui-poll's ``ui_events`` on kernels that need it (no subshells), else None."""
-    shell = _kernel_shell()
-    if shell is None or getattr(shell.kernel, "_supports_kernel_subshells", False):
-        return None
-    try:
-        from jupyter_ui_poll import ui_events
-    except ImportError:
-        return None
-    return ui_events
 
 
 #: where cards go instead of the running cell's output (a widget box shown earlier)

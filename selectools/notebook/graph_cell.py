@@ -39,6 +39,7 @@ from typing import Any
 from ..observer import AgentObserver
 from ..orchestration import AgentGraph, GraphResult, GraphState
 from . import _frontend
+from ._kernel import current_shell
 from .errors import NotebookUsageError
 
 __all__ = ["GraphLiveView", "build_graph", "graph_magic", "run_graph_live"]
@@ -134,9 +135,7 @@ def run_graph_live(
     from .._view.graph_view import result_html
 
     if shell is None:
-        from IPython import get_ipython
-
-        shell = get_ipython()
+        shell = current_shell()
     surface = (
         _frontend.make_surface(shell, display) if shell is not None else _frontend.TextSurface()
     )

@@ -17,7 +17,7 @@ import contextvars
 from typing import TYPE_CHECKING
 
 from .._view._components import error_line
-from .live import _REDRAWER, UPDATES_PER_SECOND, _final_outputs, widget_surface_available
+from .live import REDRAWER, UPDATES_PER_SECOND, final_outputs, widget_surface_available
 from .transcript import Transcript
 
 if TYPE_CHECKING:
@@ -42,7 +42,8 @@ class _HandleView:
     def __init__(self, handle: RunHandle) -> None:
         from IPython.display import display
 
-        from .approvals import _kernel_shell, _route_to_subshell, card_host
+        from ._kernel import route_to_subshell
+        from .approvals import card_host
         from .live_widget import LiveRunWidget
 
         self.handle = handle
@@ -50,9 +51,7 @@ class _HandleView:
         self.transcript = Transcript(title)
         self.widget = LiveRunWidget(title)
         self.widget.token = handle.token
-        shell = _kernel_shell()
-        if shell is not None:
-            _route_to_subshell(shell.kernel, self.widget)
+        route_to_subshell(self.widget)
         self._display = display(self.widget, display_id=True)
         handle.card_host = card_host()
         self.interval = 1.0 / UPDATES_PER_SECOND
@@ -61,7 +60,7 @@ class _HandleView:
         self._events = 0
 
     def start(self) -> None:
-        _REDRAWER.add(self)
+        REDRAWER.add(self)
 
     def redraw(self) -> None:
         """Follow the run (called by the live view's shared redraw thread); end with the final render."""
@@ -72,7 +71,7 @@ class _HandleView:
             recording.recorded, self._events, recording.stream
         )
         if ended:
-            _REDRAWER.discard(self)
+            REDRAWER.discard(self)
             self._finish()
         elif changed:
             self.widget.html = self.transcript.html()
@@ -86,7 +85,7 @@ class _HandleView:
             transcript.stop(error_line(exc))
         if result is not None and transcript.result is None:
             transcript.result = result
-        outputs = _final_outputs(transcript, result, "text", handle.model, handle.provider)
+        outputs = final_outputs(transcript, result, "text", handle.model, handle.provider)
         bundle, metadata = outputs[0]
         self.widget.status = handle.status
         self.widget.html = bundle.get("text/html", "")

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextvars
 import json
 import os
-import sys
 import threading
 import time
 import traceback
@@ -32,6 +31,7 @@ from ..agent.stream import AgentStream
 from ..providers.base import provider_label
 from ..types import AgentResult
 from . import _frontend
+from ._kernel import current_shell, kernel_shell
 from ._magic_options import OUTPUT_FORMATS
 from .transcript import Transcript
 
@@ -96,12 +96,12 @@ class LiveRun(RunRecording):
         self.context = contextvars.copy_context()
         self._drawing = redraws = getattr(self.surface, "redraws", True)
         if redraws:
-            _REDRAWER.add(self)
+            REDRAWER.add(self)
         try:
             deque(stream, maxlen=0)  # drained in C; the run keeps the text it streams
         finally:
             if redraws:
-                _REDRAWER.discard(self)
+                REDRAWER.discard(self)
             with self._lock:
                 self._drawing = False
                 self._catch_up()
@@ -195,9 +195,9 @@ class _Redrawer:
                 context.run(traceback.print_exc)
 
 
-_REDRAWER = _Redrawer()
+REDRAWER = _Redrawer()
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_REDRAWER.forget_thread)
+    os.register_at_fork(after_in_child=REDRAWER.forget_thread)
 
 
 def output_metadata(result: AgentResult, model: str, provider: str) -> dict[str, Any]:
@@ -274,7 +274,7 @@ def run_live(
     if output_format not in OUTPUT_FORMATS:
         raise ValueError(f"output_format must be one of {OUTPUT_FORMATS}, got {output_format!r}")
     if shell is None:
-        shell = _current_shell()
+        shell = current_shell()
     provider = provider_label(agent.provider)
     title = f"{agent.name} · {provider} · {agent.model}"
     if surface is None and display == "widget":
@@ -306,16 +306,14 @@ def run_live(
             from .approvals import CARD_HOST
 
             CARD_HOST.reset(host)
-        outputs = _final_outputs(view.transcript, result, output_format, agent.model, provider)
+        outputs = final_outputs(view.transcript, result, output_format, agent.model, provider)
         view.surface.finish(outputs, view.transcript)
     return result
 
 
 def widget_surface_available() -> bool:
     """True in a kernel with anywidget installed (else the display-id view is used)."""
-    from .approvals import _kernel_shell
-
-    if _kernel_shell() is None:
+    if kernel_shell() is None:
         return False
     try:
         import anywidget  # noqa: F401
@@ -335,7 +333,7 @@ def _widget_surface(token: Any) -> tuple[Any, Any]:
     return WidgetSurface(token), token
 
 
-def _final_outputs(
+def final_outputs(
     transcript: Transcript,
     result: AgentResult | None,
     output_format: str,
@@ -358,9 +356,3 @@ def _final_outputs(
     if answer is not None:
         outputs.append((answer, metadata))
     return outputs
-
-
-def _current_shell() -> Any:
-    """The running IPython shell, if any (IPython is not imported just to find out)."""
-    ipython = sys.modules.get("IPython")
-    return ipython.get_ipython() if ipython is not None else None

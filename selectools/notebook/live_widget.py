@@ -17,8 +17,8 @@ from typing import Any
 import anywidget
 import traitlets
 
-from .approval_card import widget_asset
-from .approvals import _kernel_shell, _route_to_subshell
+from ._kernel import route_to_subshell
+from ._widget_files import widget_path
 
 __all__ = ["LiveRunWidget", "WidgetSurface"]
 
@@ -26,8 +26,8 @@ __all__ = ["LiveRunWidget", "WidgetSurface"]
 class LiveRunWidget(anywidget.AnyWidget):
     """The running view; ``token`` is cancelled by its Stop button."""
 
-    _esm = widget_asset("live_run.js")
-    _css = widget_asset("live_run.css")
+    _esm = widget_path("live_run.js")
+    _css = widget_path("live_run.css")
 
     html = traitlets.Unicode("").tag(sync=True)
     status = traitlets.Unicode("running").tag(sync=True)
@@ -65,9 +65,7 @@ class WidgetSurface:
 
         self.widget = LiveRunWidget()
         self.widget.token = token
-        shell = _kernel_shell()
-        if shell is not None:
-            _route_to_subshell(shell.kernel, self.widget)
+        route_to_subshell(self.widget)
         self._handle = display(self.widget, display_id=True)
         self.cards = card_host()
         self.updates = 0

@@ -22,6 +22,7 @@ from .primitives import ErrorPolicy, InterruptRequest
 from .state import STATE_KEY_LAST_OUTPUT, ContextMode, GraphState, MergePolicy
 
 if TYPE_CHECKING:
+    from .._portal import Portal
     from ._run_state import _Run
     from .graph import AgentGraph, GraphResult
 
@@ -341,23 +342,21 @@ def _subgraph_back(node: GraphNode, state: GraphState, sub: GraphResult) -> Grap
     return state
 
 
-_LOOP: Any = None
-_LOOP_LOCK = threading.Lock()
+_GENERATORS: list[Portal] = []
+_GENERATORS_LOCK = threading.Lock()
 
 
-def _generator_loop() -> Any:
-    """The event loop (in a daemon thread) that sync runs step async generator nodes on."""
-    global _LOOP
-    with _LOOP_LOCK:
-        if _LOOP is None:
-            import asyncio
+def _generator_portal() -> Portal:
+    """The portal sync runs step async generator nodes on: one per process, closed at exit."""
+    with _GENERATORS_LOCK:
+        if not _GENERATORS:
+            import atexit
 
-            loop = asyncio.new_event_loop()
-            threading.Thread(
-                target=loop.run_forever, name="selectools-graph-generators", daemon=True
-            ).start()
-            _LOOP = loop
-    return _LOOP
+            from .._portal import Portal
+
+            _GENERATORS.append(Portal("graph-generators"))
+            atexit.register(_GENERATORS[0].close)
+    return _GENERATORS[0].start()
 
 
 def run_node_sync(node: GraphNode, state: GraphState, run: _Run, live: Any = None) -> NodeOutcome:
@@ -390,14 +389,9 @@ def run_node_sync(node: GraphNode, state: GraphState, run: _Run, live: Any = Non
         paused = drive_generator(node, gen, first, answers) if alive else None
         outcome = _finish(node, state, paused, started)
     elif kind == "agen":
-        # one long-lived loop: a paused async generator must outlive this call (a loop
+        # one long-lived portal: a paused async generator must outlive this call (a loop
         # that closes runs shutdown_asyncgens, which would finalize it at its yield)
-        import asyncio
-
-        future = asyncio.run_coroutine_threadsafe(
-            run_node_async(node, state, run, live), _generator_loop()
-        )
-        return future.result()
+        return _generator_portal().call(run_node_async(node, state, run, live))
     else:  # graph
         sub = node.target._run_sync(_subgraph_state(node, state), run)
         outcome = NodeOutcome(_subgraph_back(node, state, sub), None, started)

@@ -136,7 +136,7 @@ def create_builder_app(
     async def asset(request: Request) -> Response:
         name = request.path_params["name"]
         public = {"login.js", "builder.css"}
-        if name not in {"builder.js", *public}:
+        if name not in {"builder.js", "sse.js", *public}:
             return error_response(404, "not_found", f"no asset {name!r}")
         if name not in public and (refused := denied(request)) is not None:
             return refused

@@ -294,7 +294,7 @@ def build_app(
 
     async def asset(request: Request) -> Response:
         name = request.path_params["name"]
-        if name not in {"playground.js", "playground.css"}:
+        if name not in {"playground.js", "playground.css", "sse.js"}:
             return error_response(404, "not_found", f"no asset {name!r}")
         suffix = name[name.rfind(".") :]
         return Response(

@@ -243,7 +243,7 @@ def test_a_redraw_shows_the_partial_text_of_the_call_in_progress():
 
 
 def test_runs_nobody_watches_send_the_final_render_only_unless_display_live_asks():
-    from selectools.notebook import _frontend
+    from selectools.notebook import _kernel
 
     class Kernel:
         def __init__(self, allow_stdin: bool) -> None:
@@ -268,4 +268,4 @@ def test_runs_nobody_watches_send_the_final_render_only_unless_display_live_asks
     assert len(watched) > 2 and all(o["update"] for o in watched[1:])
     forced = run(False, "live")  # %selectools display=live: e.g. a Voila dashboard
     assert len(forced) > 2
-    assert _frontend.watched(FakeShell()) is True  # no kernel: a terminal or a test
+    assert _kernel.watched(FakeShell()) is True  # no kernel: a terminal or a test

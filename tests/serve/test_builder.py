@@ -127,6 +127,9 @@ def test_page_and_assets(builder):
     js = builder.client.get(f"{builder.url}/builder/static/builder.js")
     assert js.headers["content-type"].startswith("text/javascript")
     assert "export" in js.text or "toPython" in js.text
+    reader = builder.client.get(f"{builder.url}/builder/static/sse.js")  # imported by builder.js
+    assert reader.headers["content-type"].startswith("text/javascript")
+    assert "export async function* sseData" in reader.text
     assert builder.client.get(f"{builder.url}/builder/static/app.py").status_code == 404
     root = builder.client.get(f"{builder.url}/", follow_redirects=False)
     assert root.headers["location"] == "/builder"
@@ -144,6 +147,7 @@ def test_token_auth_with_a_signed_cookie():
         body = {"workflow": chain(agent("a1")), "prompt": "x"}
         assert httpx.post(f"{url}/builder/run", json=body).status_code == 401
         assert httpx.get(f"{url}/builder/static/builder.js").status_code == 401
+        assert httpx.get(f"{url}/builder/static/sse.js").status_code == 401
         assert httpx.post(f"{url}/login", json={"token": "wrong"}).status_code == 401
         login = httpx.post(f"{url}/login", json={"token": "sekret"})
         assert login.status_code == 200

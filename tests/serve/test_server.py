@@ -125,6 +125,9 @@ def test_playground_and_root(server):
     script = httpx.get(f"{server.url}/playground/playground.js")
     assert script.headers["content-type"].startswith("text/javascript")
     assert "/stream" in script.text
+    reader = httpx.get(f"{server.url}/playground/sse.js")  # the SSE reader it imports
+    assert reader.headers["content-type"].startswith("text/javascript")
+    assert "export async function* sseData" in reader.text
     root = httpx.get(f"{server.url}/", follow_redirects=False)
     assert root.status_code == 307
     assert root.headers["location"] == "/playground"

@@ -1,6 +1,8 @@
 // selectools builder: a canvas of START -> Agent(s) -> END, a test panel that runs the
 // workflow on the server (streamed, with a timeline), and export to Python, YAML and JSON.
 // Plain ES module, no dependencies, no build step.
+import { sseData } from "./sse.js";
+
 const $ = (id) => document.getElementById(id);
 const canvas = $("canvas");
 const svg = $("edges");
@@ -237,24 +239,6 @@ function download(name, text) {
 }
 
 // -- the test panel ----------------------------------------------------------------------
-async function* sseData(response) {
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    let cut;
-    while ((cut = buffer.search(/\r?\n\r?\n/)) >= 0) {
-      const block = buffer.slice(0, cut);
-      buffer = buffer.slice(cut).replace(/^\r?\n\r?\n/, "");
-      const data = block.split(/\r?\n/).filter((l) => l.startsWith("data:")).map((l) => l.slice(5).replace(/^ /, "")).join("\n");
-      if (data) yield data;
-    }
-  }
-}
-
 function drawGantt(spans) {
   const gantt = $("gantt");
   gantt.replaceChildren();

@@ -1,6 +1,8 @@
 // The selectools playground: a chat against this server's /stream endpoint.
 // Plain ES module, no dependencies. The conversation lives in one session id
 // (kept for this tab), so the server remembers earlier turns.
+import { sseData } from "./sse.js";
+
 const body = document.body;
 const prefix = body.dataset.prefix || "";
 const authRequired = body.dataset.auth === "required";
@@ -45,26 +47,6 @@ async function loadInfo() {
     info.textContent = `model ${h.model} · provider ${h.provider} · tools: ${h.tools.join(", ") || "none"}`;
   } catch (err) {
     info.textContent = "server not reachable";
-  }
-}
-
-// Parse "data: ..." lines out of a streamed SSE body.
-async function* sseData(response) {
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    let cut;
-    while ((cut = buffer.search(/\r?\n\r?\n/)) >= 0) {
-      const block = buffer.slice(0, cut);
-      buffer = buffer.slice(cut).replace(/^\r?\n\r?\n/, "");
-      const data = block.split(/\r?\n/).filter((l) => l.startsWith("data:"))
-        .map((l) => l.slice(5).replace(/^ /, "")).join("\n");
-      if (data) yield data;
-    }
   }
 }
 
