@@ -6,6 +6,17 @@ import pytest
 
 
 @pytest.fixture
+def report(capsys):
+    """Print a test's figures (fuzz counts, kill counts) into the run's output, past capture."""
+
+    def emit(text: str) -> None:
+        with capsys.disabled():
+            print(text)
+
+    return emit
+
+
+@pytest.fixture
 def fake_sleep(monkeypatch):
     """Replace time.sleep / asyncio.sleep used for retry backoff; record the requested delays."""
     import asyncio

@@ -142,7 +142,7 @@ def add(a: int, b: int) -> int:
     return a + b
 
 
-def test_parse_and_agent_run_survive_generated_replies() -> None:
+def test_parse_and_agent_run_survive_generated_replies(report) -> None:
     parser = ToolCallParser()
     script: deque[str] = deque()
     agents = {
@@ -191,7 +191,7 @@ def test_parse_and_agent_run_survive_generated_replies() -> None:
                 assert answer.content == text and answer.iterations == 1
 
     check()
-    print(
+    report(
         f"\nparser fuzz: parsed {counts['replies']} replies ({counts['characters']:,} characters, "
         f"longest {counts['longest']:,}; {counts['with calls']} with calls), "
         f"max {slowest * 1000:.1f} ms CPU "

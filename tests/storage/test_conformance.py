@@ -113,7 +113,7 @@ def _read_reports(read_end: int) -> list[int]:
 
 
 @pytest.mark.parametrize(("protocol", "backend"), CASES, ids=IDS)
-def test_kill_9_mid_write_leaves_old_or_new_whole_values(protocol, backend, make_location):
+def test_kill_9_mid_write_leaves_old_or_new_whole_values(protocol, backend, make_location, report):
     location = make_location(protocol, backend)
     records = RECORDS[protocol]
     rng = random.Random(f"{protocol}-{backend}")
@@ -144,8 +144,8 @@ def test_kill_9_mid_write_leaves_old_or_new_whole_values(protocol, backend, make
             assert found.get(key, 0) >= version, (key, version, found)
         for key, version in found.items():
             assert version <= in_flight, (key, version, in_flight)
-    print(
-        f"{protocol}/{backend}: {kills} kills, {writes} finished writes, every record whole, "
+    report(
+        f"\nkill -9 {protocol}/{backend}: {kills} kills, {writes} finished writes, every record whole, "
         f"{time.monotonic() - started:.1f}s"
     )
     assert kills >= KILLS

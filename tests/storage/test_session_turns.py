@@ -16,7 +16,7 @@ TURNS = 12
 
 @pytest.mark.parametrize("mode", ["reuse", "fresh"])
 @pytest.mark.parametrize("backend", BACKENDS["sessions"])
-def test_two_processes_x_12_turns_on_one_session_keep_all_24(backend, mode, make_location):
+def test_two_processes_x_12_turns_on_one_session_keep_all_24(backend, mode, make_location, report):
     location = make_location("sessions", backend)
     started = time.monotonic()
     command = [sys.executable, "-m", "tests.storage._child", "turns", backend, location]
@@ -44,8 +44,8 @@ def test_two_processes_x_12_turns_on_one_session_keep_all_24(backend, mode, make
     assert data is not None
     messages = data["messages"]
     prompts = [m["content"] for m in messages if m["role"] == "user"]
-    print(
-        f"{backend}/{mode}: kept {len(prompts)} of {2 * TURNS} turns "
+    report(
+        f"\ntwo processes on one session, {backend}/{mode}: kept {len(prompts)} of {2 * TURNS} turns "
         f"in {time.monotonic() - started:.1f}s"
     )
     expected = {f"{tag}-{turn}" for tag in "AB" for turn in range(TURNS)}
