@@ -20,69 +20,55 @@ understands; so is every schema when ``jsonschema`` is not installed.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import lru_cache
 from typing import Any
 
 from ._jsonschema import SchemaError, validate as validate_locally
 from ._text import one_line
 from ._untrusted_regex import RegexTimeoutError, UntrustedPattern
 
-__all__ = ["validate_remote"]
+__all__ = ["RemoteSchema"]
 
 
-def validate_remote(value: Any, schema: dict[str, Any]) -> None:
-    """Raise :class:`SchemaError` when ``value`` does not match the remote ``schema``."""
-    validator = _validator_for(schema)
-    if validator is None:
-        validate_locally(value, schema)
-        return
-    try:
-        error = _first_error(validator, value)
-    except RecursionError:
-        raise SchemaError("$: the value or the schema nests too deeply to check") from None
-    except SchemaError:
-        raise
-    except Exception as exc:  # an unresolvable $ref, a remote $ref refused, a broken keyword
-        raise SchemaError(
-            f"$: the tool's schema could not be applied: {one_line(exc, 200)}"
-        ) from None
-    if error is not None:
-        where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.path)
-        raise SchemaError(f"{where}: {one_line(error.message, 300)}")
+class RemoteSchema:
+    """One remote schema, compiled once: call :meth:`check` for each value.
+
+    The ``jsonschema`` validator is built on the first check (a tool that is never called
+    costs nothing) and kept, so a call pays for validation only.
+    """
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        self.schema = schema
+        self._validator: Any = _UNBUILT
+
+    def check(self, value: Any) -> None:
+        """Raise :class:`SchemaError` when ``value`` does not match the schema."""
+        if self._validator is _UNBUILT:
+            self._validator = _build_validator(self.schema)
+        if self._validator is None:
+            validate_locally(value, self.schema)
+            return
+        try:
+            error = _first_error(self._validator, value)
+        except RecursionError:
+            raise SchemaError("$: the value or the schema nests too deeply to check") from None
+        except SchemaError:
+            raise
+        except Exception as exc:  # an unresolvable $ref, a remote $ref refused, a broken keyword
+            raise SchemaError(
+                f"$: the tool's schema could not be applied: {one_line(exc, 200)}"
+            ) from None
+        if error is not None:
+            where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.path)
+            raise SchemaError(f"{where}: {one_line(error.message, 300)}")
+
+
+_UNBUILT = object()
 
 
 def _first_error(validator: Any, value: Any) -> Any:
     from jsonschema.exceptions import best_match
 
     return best_match(validator.iter_errors(value))
-
-
-def _validator_for(schema: dict[str, Any]) -> Any:
-    try:
-        return _cached_validator(_Frozen(schema))
-    except TypeError:  # a schema that cannot be hashed for the cache (never for JSON)
-        return _build_validator(schema)
-
-
-class _Frozen:
-    """A schema wrapper hashed by its JSON text, so one validator serves one schema."""
-
-    def __init__(self, schema: dict[str, Any]) -> None:
-        import json
-
-        self.schema = schema
-        self.key = json.dumps(schema, sort_keys=True, default=str)
-
-    def __hash__(self) -> int:
-        return hash(self.key)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Frozen) and other.key == self.key
-
-
-@lru_cache(maxsize=256)
-def _cached_validator(frozen: _Frozen) -> Any:
-    return _build_validator(frozen.schema)
 
 
 def _build_validator(schema: dict[str, Any]) -> Any:

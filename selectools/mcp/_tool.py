@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .._jsonschema import SchemaError
-from .._remote_schema import validate_remote
+from .._remote_schema import RemoteSchema
 from ..exceptions import ToolExecutionError, ToolValidationError
 from ..tools._parameter import ToolParameter
 from ..tools._run import ChunkCallback
@@ -47,6 +47,7 @@ class MCPTool(Tool):
         self.server: str = client.name
         self.annotations = getattr(remote, "annotations", None)
         self._parameters = _object_schema(remote.input_schema)
+        self._checker = RemoteSchema(self._parameters)
         remote_name = self.remote_name
 
         def call_server(**arguments: Any) -> str:
@@ -100,7 +101,7 @@ class MCPTool(Tool):
             )
         args = dict(params)
         try:
-            validate_remote(args, self._parameters)
+            self._checker.check(args)
         except SchemaError as exc:
             raise ToolValidationError(
                 self.name,
