@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import partial
 
 __all__ = [
     "ALL_MODELS",
@@ -114,7 +115,8 @@ _AUDIO = ModelType.AUDIO
 _MULTIMODAL = ModelType.MULTIMODAL
 
 
-def _openai(
+def _read_discounted(
+    provider: str,
     type_: ModelType,
     id_: str,
     prompt: float,
@@ -125,10 +127,15 @@ def _openai(
     cached: float | None = None,
     tier: LongContextPrice | None = None,
 ) -> ModelInfo:
-    # ``cached``: the cache-read price as a fraction of the input price (OpenAI caches
-    # automatically and does not bill writes).
+    # OpenAI and Gemini cache prompts themselves and bill no writes: ``cached`` is the
+    # cache-read price as a fraction of the input price (Gemini's hourly storage fee for
+    # explicit caches is not a per-call price).
     read = None if cached is None else round(prompt * cached, 6)
-    return ModelInfo(id_, "openai", type_, prompt, completion, max_out, context, read, None, tier)
+    return ModelInfo(id_, provider, type_, prompt, completion, max_out, context, read, None, tier)
+
+
+_openai = partial(_read_discounted, "openai")
+_gemini = partial(_read_discounted, "gemini")
 
 
 def _anthropic(
@@ -148,23 +155,6 @@ def _anthropic(
     return ModelInfo(
         id_, "anthropic", type_, prompt, completion, max_out, context, read, write, tier
     )
-
-
-def _gemini(
-    type_: ModelType,
-    id_: str,
-    prompt: float,
-    completion: float,
-    max_out: int,
-    context: int,
-    *,
-    cached: float | None = None,
-    tier: LongContextPrice | None = None,
-) -> ModelInfo:
-    # ``cached``: the cache-read price as a fraction of the input price (implicit caching;
-    # the hourly storage fee of explicit caches is not a per-call price).
-    read = None if cached is None else round(prompt * cached, 6)
-    return ModelInfo(id_, "gemini", type_, prompt, completion, max_out, context, read, None, tier)
 
 
 def _ollama(type_: ModelType, id_: str, context: int) -> ModelInfo:
