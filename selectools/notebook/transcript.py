@@ -18,6 +18,7 @@ from .._view import _html as h
 from .._view._components import (
     GuardNote,
     ToolCard,
+    denial_card,
     error_line,
     guard_note,
     guard_note_html,
@@ -168,6 +169,7 @@ class Transcript:
             "on_guardrail_triggered",
             "on_coherence_blocked",
             "on_tool_output_screened",
+            "on_policy_decision",
         }
     )
 
@@ -193,6 +195,9 @@ class Transcript:
             self._finish_card(
                 data["call_id"], "error", data["duration_ms"], error=error_line(data["error"])
             )
+        elif name == "on_policy_decision":
+            if str(getattr(data["decision"], "value", data["decision"])) == "deny":
+                self._add_denial(data)
         elif name == "on_iteration_start":
             self._iteration(data["iteration"])
         elif name == "on_llm_start":
@@ -228,6 +233,14 @@ class Transcript:
                 block.guards.append(guard)
                 block.version += 1
                 self._write(guard_note_text(guard), line=True)
+
+    def _add_denial(self, data: dict[str, Any]) -> None:
+        """A call that was refused: a row in its turn saying so, by whom and why (it never ran)."""
+        card = denial_card(data["tool_name"], data["tool_args"], data.get("call_id"), data)
+        block = self._current()
+        block.cards.append(card)
+        block.version += 1
+        self._write(tool_card_text(card), line=True)
 
     def _add_error(self, line: str) -> None:
         self.errors.append(line)
