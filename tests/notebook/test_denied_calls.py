@@ -77,8 +77,8 @@ def test_a_policy_denial_shows_in_the_result_view_in_the_order_it_was_decided():
 
 
 def test_a_run_with_no_denials_says_nothing_about_them():
-    result = Agent(tools=[look], provider=ScriptedProvider([tool_call("look", path="a"), "ok"])).run(
-        "x"
-    )
+    result = Agent(
+        tools=[look], provider=ScriptedProvider([tool_call("look", path="a"), "ok"])
+    ).run("x")
     text = render(result, "text")
     assert "1 tool call · " in text and "denied" not in text
