@@ -16,6 +16,8 @@ from selectools.notebook.approvals import NotebookApprover
 from selectools.notebook.live import run_live
 from selectools.testing import ScriptedProvider, reply, tool_call
 
+from .conftest import final_outputs
+
 
 class FakeShell:
     def __init__(self) -> None:
@@ -82,3 +84,22 @@ def test_a_run_with_no_denials_says_nothing_about_them():
     ).run("x")
     text = render(result, "text")
     assert "1 tool call · " in text and "denied" not in text
+
+
+def test_a_guardrail_block_is_reported_once_as_a_block_not_a_usage_error(shell):
+    shell.run_cell(
+        "from selectools.testing import ScriptedProvider\n"
+        "from selectools.guardrails import TopicGuardrail\n"
+        "bot = ScriptedProvider(['never sent'])\n"
+        "no_politics = TopicGuardrail(deny=['politics'])"
+    )
+    shell.run_line_magic("selectools", "provider=bot display=live")
+    outcome = shell.run_cell("%%agent --guardrails no_politics\nTell me about politics")
+    assert outcome.error_in_exec is None, outcome.error_in_exec  # no UsageError: nobody misused it
+    [final] = final_outputs(shell)
+    text = final["data"]["text/plain"]
+    assert text.count("Denied topics detected: politics") == 1, text
+    assert "[guardrail] input 'topic' blocked" in text and "GuardrailError" not in text
+    html = final["data"]["text/html"]
+    assert ">blocked</span>" in html and html.count("Denied topics detected") == 1
+    assert shell.user_ns["bot"].calls == 0
