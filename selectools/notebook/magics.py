@@ -26,6 +26,7 @@ from IPython.core.magic import (
 
 from .._view._components import error_line
 from ..exceptions import SelectoolsError
+from ..guardrails._base import GuardrailError
 from . import _frontend
 from ._magic_options import AGENT_OPTIONS, TOOL_OPTIONS
 from ._options import Option, parse_line
@@ -316,6 +317,8 @@ class SelectoolsMagics(Magics):
                 result = go()
             except NotebookUsageError:
                 raise
+            except GuardrailError:
+                return None  # the view shows the block, once: a safety rule held, no misuse
             except SelectoolsError as exc:
                 raise NotebookUsageError(f"{magic}: the run failed: {error_line(exc)}") from None
         if request.output is not None:

@@ -84,7 +84,11 @@ class _KnowledgeTool:
         after = getattr(embedder, "last_usage", None)
         if self.usage_sink is not None and after is not None and after is not before:
             self.usage_sink.usage.add_usage(after)
-        kept = SearchResults([h for h in hits if h.score >= self.score_threshold], query=query)
+        kept = SearchResults(
+            [h for h in hits if h.score >= self.score_threshold],
+            query=query,
+            scored_by=getattr(hits, "scored_by", None),
+        )
         self.last_results = kept
         return kept
 
