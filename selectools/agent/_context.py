@@ -19,7 +19,7 @@ from .config import effective_model
 
 if TYPE_CHECKING:
     from ..cancellation import CancellationToken
-    from ..memory import Memory
+    from ..memory.conversation import Memory
     from ..observer import Observer
     from ..structured import ResponseFormat
     from ..tools import ToolLike

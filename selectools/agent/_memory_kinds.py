@@ -23,7 +23,7 @@ from collections.abc import Generator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from .._memory_store import ExtractionError
+from ..memory._store import ExtractionError
 from ..trace import StepType, now
 from ..types import Role
 from ._effects import CallBlocking, CallLLM
@@ -45,7 +45,7 @@ def _contexts(ctx: RunContext, text: str) -> list[str]:
     if config.entity_memory is not None:
         parts.append(config.entity_memory.build_context())
     if config.knowledge_graph is not None:
-        from ..knowledge_graph import keywords_of
+        from ..memory.knowledge_graph import keywords_of
 
         keywords = keywords_of(text)
         parts.append(config.knowledge_graph.build_context(keywords or None))
@@ -148,7 +148,7 @@ def session_payload(config: Any) -> dict[str, Any]:
 
     A SQLite triple store and the knowledge memory persist themselves.
     """
-    from ..knowledge_graph import InMemoryTripleStore
+    from ..memory.knowledge_graph import InMemoryTripleStore
 
     payload: dict[str, Any] = {}
     if config.entity_memory is not None:
@@ -161,8 +161,8 @@ def session_payload(config: Any) -> dict[str, Any]:
 
 def restore_session(config: Any, data: dict[str, Any]) -> None:
     """Put a loaded session's entities and triples back into the configured memories."""
-    from .._memory_store import check_version
-    from ..knowledge_graph import Triple
+    from ..memory._store import check_version
+    from ..memory.knowledge_graph import Triple
 
     saved = data.get("entity_memory")
     if config.entity_memory is not None and isinstance(saved, dict):

@@ -41,7 +41,7 @@ def cache_lookup(
     ctx: RunContext, cache: Any, request: LLMRequest
 ) -> Generator[Any, Any, tuple[str, Message | None]]:
     """The request's key and, on a hit, the cached message (usage counted, events sent)."""
-    from ..cache import CacheKeyBuilder  # loaded once a cache is configured and asked
+    from ..cache._keys import CacheKeyBuilder  # loaded once a cache is configured and asked
 
     key = CacheKeyBuilder.build(
         request.model, request.system_prompt, request.messages, request.tools, request.temperature

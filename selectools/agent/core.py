@@ -34,7 +34,7 @@ from .config import AgentConfig, effective_model
 if TYPE_CHECKING:
     from ..analytics import AgentAnalytics
     from ..cancellation import CancellationToken
-    from ..memory import Memory
+    from ..memory.conversation import Memory
     from ..observer import Observer
     from ..structured import ResponseFormat
     from ._batch import BatchExecutor

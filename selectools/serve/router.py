@@ -38,7 +38,7 @@ from .models import (
 
 if TYPE_CHECKING:
     from ..agent.core import Agent
-    from ..sessions import SessionStore
+    from ..memory.sessions import SessionStore
 
 __all__ = ["AgentRouter", "RunFailed"]
 
@@ -148,7 +148,7 @@ class AgentRouter:
             raise BadRequest(f"config_overrides: {exc}", code="invalid_overrides") from None
         memory = None
         if request.session_id is not None or base.memory is not None:
-            from ..memory import ConversationMemory
+            from ..memory.conversation import ConversationMemory
 
             source = base.memory
             if isinstance(source, ConversationMemory):

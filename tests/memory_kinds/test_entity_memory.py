@@ -137,7 +137,7 @@ def test_dataframe_and_html():
 
 
 def test_a_file_from_a_newer_version_or_not_a_memory_is_refused(tmp_path):
-    from selectools._memory_store import MemoryStoreError, StoreVersionError
+    from selectools.memory._store import MemoryStoreError, StoreVersionError
 
     path = tmp_path / "entities.json"
     EntityMemory().save(path)

@@ -29,7 +29,7 @@ from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import quote
 
-from .._memory_store import MemoryStoreError
+from .._store import MemoryStoreError
 from ._entry import KnowledgeEntry
 
 __all__ = ["SupabaseKnowledgeStore"]

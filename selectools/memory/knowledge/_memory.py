@@ -8,15 +8,15 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._display import RichDisplay, render
-from .._memory_store import UnknownBackendError
+from ..._display import RichDisplay, render
+from .._store import UnknownBackendError
 from ._entry import KnowledgeEntry, KnowledgeStore, clean_category, clean_content
 from ._file_store import FileKnowledgeStore
 
 if TYPE_CHECKING:
     import pandas
 
-    from ..tools import Tool
+    from ...tools import Tool
 
 __all__ = ["BACKENDS", "KnowledgeMemory"]
 
@@ -257,7 +257,7 @@ class KnowledgeMemory(RichDisplay):
     # -- agent -----------------------------------------------------------------
     def remember_tool(self) -> Tool:
         """The ``remember`` tool ``AgentConfig(knowledge_memory=...)`` gives the agent."""
-        from ..tools import tool
+        from ...tools import tool
 
         memory = self
 

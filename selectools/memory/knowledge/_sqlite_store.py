@@ -12,8 +12,8 @@ import threading
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .._memory_store import open_store_db
-from .._storage import transaction
+from ..._storage import transaction
+from .._store import open_store_db
 from ._entry import KnowledgeEntry
 
 __all__ = ["SQLiteKnowledgeStore"]

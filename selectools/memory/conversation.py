@@ -20,8 +20,8 @@ import threading
 from collections.abc import Iterable
 from typing import Any, Protocol, runtime_checkable
 
-from .providers.base import estimate_tokens
-from .types import Message, Role, text_content
+from ..providers.base import estimate_tokens
+from ..types import Message, Role, text_content
 
 __all__ = ["ConversationMemory", "Memory"]
 

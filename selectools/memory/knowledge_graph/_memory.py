@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._display import RichDisplay, render
-from .._memory_store import (
+from ..._display import RichDisplay, render
+from .._store import (
     FORMAT_VERSION,
     UnknownBackendError,
     check_version,
@@ -20,7 +20,7 @@ from ._triple import Triple, TripleStore
 if TYPE_CHECKING:
     import pandas
 
-    from ..providers.base import LLMRequest
+    from ...providers.base import LLMRequest
 
 __all__ = ["CONTEXT_HEADER", "KnowledgeGraphMemory", "keywords_of"]
 
@@ -190,8 +190,8 @@ class KnowledgeGraphMemory(RichDisplay):
     # -- extraction ------------------------------------------------------------
     def extraction_request(self, text: str) -> LLMRequest:
         """The model call :meth:`extract_triples` makes (the agent sends the same one)."""
-        from ..providers.base import LLMRequest
-        from ..types import Message, Role
+        from ...providers.base import LLMRequest
+        from ...types import Message, Role
 
         return LLMRequest(
             self.extraction_model or "",

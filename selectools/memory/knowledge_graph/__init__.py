@@ -10,7 +10,7 @@ calling the model and extracts new triples from the turn after the run
 
 from __future__ import annotations
 
-from .._memory_store import ExtractionError, StoreVersionError, UnknownBackendError
+from .._store import ExtractionError, StoreVersionError, UnknownBackendError
 from ._memory import KnowledgeGraphMemory, keywords_of
 from ._stores import InMemoryTripleStore, SQLiteTripleStore
 from ._triple import Triple, TripleStore

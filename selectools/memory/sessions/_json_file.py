@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
-from .._storage import (
+from ..._storage import (
     DEFAULT_TIMEOUT,
     atomic_write_bytes,
     file_lock,

@@ -18,8 +18,8 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .._memory_store import FORMAT_VERSION, MemoryStoreError, check_version
-from .._storage import append_record, atomic_write_text, file_lock
+from ..._storage import append_record, atomic_write_text, file_lock
+from .._store import FORMAT_VERSION, MemoryStoreError, check_version
 from ._entry import KnowledgeEntry
 
 __all__ = ["FileKnowledgeStore", "parse_memory_md", "render_memory_md"]

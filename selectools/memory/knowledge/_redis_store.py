@@ -13,8 +13,8 @@ import json
 from datetime import datetime
 from typing import Any
 
-from .._memory_store import FORMAT_VERSION, MemoryStoreError, check_version
-from .._storage import redis_client
+from ..._storage import redis_client
+from .._store import FORMAT_VERSION, MemoryStoreError, check_version
 from ._entry import KnowledgeEntry
 
 __all__ = ["RedisKnowledgeStore"]

@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .._memory_store import open_store_db
-from .._storage import transaction
+from ..._storage import transaction
+from .._store import open_store_db
 from ._triple import Triple, matches_keywords
 
 __all__ = ["InMemoryTripleStore", "SQLiteTripleStore"]

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any, Protocol, runtime_checkable
 
-from .._storage import LockTimeout
-from ..exceptions import SelectoolsError
+from ..._storage import LockTimeout
+from ...exceptions import SelectoolsError
 
 __all__ = [
     "FORMAT_VERSION",

@@ -1,6 +1,6 @@
 """Cross-session knowledge memory: ``remember`` facts, recall them in later sessions.
 
-``from selectools.knowledge import KnowledgeMemory``. The default file backend
+``from selectools.knowledge import KnowledgeMemory`` (or ``selectools.memory.knowledge``). The default file backend
 keeps ``<storage_dir>/MEMORY.md`` (long-term facts by category, never pruned)
 and ``<storage_dir>/logs/YYYY-MM-DD.jsonl`` (every entry, pruned after
 ``max_log_days``); ``backend="sqlite"``, ``backend="redis"`` and
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._memory_store import MemoryStoreError, StoreVersionError, UnknownBackendError
+from .._store import MemoryStoreError, StoreVersionError, UnknownBackendError
 from ._entry import KnowledgeEntry, KnowledgeStore
 from ._file_store import FileKnowledgeStore
 from ._memory import BACKENDS, KnowledgeMemory
@@ -57,4 +57,4 @@ def __getattr__(name: str) -> Any:
         from ._supabase_store import SupabaseKnowledgeStore
 
         return SupabaseKnowledgeStore
-    raise AttributeError(f"module 'selectools.knowledge' has no attribute {name!r}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

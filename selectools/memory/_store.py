@@ -13,13 +13,13 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from ._storage import NewerFormatError
-from .exceptions import SelectoolsError
+from .._storage import NewerFormatError
+from ..exceptions import SelectoolsError
 
 if TYPE_CHECKING:
     import sqlite3
 
-    from .providers.base import LLMRequest
+    from ..providers.base import LLMRequest
 
 __all__ = [
     "FORMAT_VERSION",
@@ -119,7 +119,7 @@ def parse_json_array(what: str, text: str) -> list[dict[str, Any]]:
 
 def run_extraction(provider: Any, request: LLMRequest) -> str:
     """Call ``provider`` once (blocking) and return the reply text."""
-    from .providers._adapt import complete
+    from ..providers._adapt import complete
 
     message, _usage = complete(provider, request)
     return message.text
@@ -127,7 +127,7 @@ def run_extraction(provider: Any, request: LLMRequest) -> str:
 
 def open_store_db(path: str, schema: str, what: str) -> sqlite3.Connection:
     """A SQLite memory store (see :func:`selectools._storage.open_sqlite`); newer formats refused."""
-    from ._storage import NewerFormatError, open_sqlite
+    from .._storage import NewerFormatError, open_sqlite
 
     try:
         return open_sqlite(

@@ -18,7 +18,7 @@ import time
 from typing import Any
 from urllib.parse import quote
 
-from .._storage import DEFAULT_TIMEOUT, glob_escape, redis_client
+from ..._storage import DEFAULT_TIMEOUT, glob_escape, redis_client
 from ._base import (
     FORMAT_VERSION,
     SessionLock,

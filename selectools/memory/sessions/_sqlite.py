@@ -24,7 +24,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._storage import (
+from ..._storage import (
     DEFAULT_TIMEOUT,
     NewerFormatError,
     new_file_lock,
