@@ -23,10 +23,11 @@ from collections.abc import Generator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from .._side_call import ask_in_run, side_model
 from ..memory._store import ExtractionError
 from ..trace import StepType, now
 from ..types import Role
-from ._effects import CallBlocking, CallLLM
+from ._effects import CallBlocking
 
 if TYPE_CHECKING:
     from ._context import RunContext
@@ -121,21 +122,13 @@ def _extract(
     """One extraction call; the parsed items, or ``None`` after recording an error step."""
     request = memory.extraction_request(text)
     if not request.model:
-        # the extractor's provider default, or the run's model when it shares the run's provider
-        model = (
-            ctx.model
-            if memory.provider is ctx.provider
-            else str(getattr(memory.provider, "default_model", None) or ctx.model)
-        )
-        request = replace(request, model=model)
+        request = replace(request, model=side_model(memory.provider, None, ctx.provider, ctx.model))
     what = phase.replace("_", " ")
     try:
-        message, usage = yield CallLLM(request, False, memory.provider)
+        message, _usage = yield from ask_in_run(ctx, memory.provider, request)
     except Exception as exc:
         ctx.fail(phase, exc, f"{what} call failed: {exc}", started)
         return None
-    if usage is not None:
-        ctx.add_usage(usage)
     try:
         return memory.parse_extraction(message.text)
     except ExtractionError as exc:

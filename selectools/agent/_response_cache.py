@@ -62,7 +62,7 @@ def cache_lookup(
         return key, None
     ctx.add_usage(usage)
     ctx.last_usage = usage
-    ctx.provider_used = usage.provider or getattr(ctx.provider, "name", None)
+    ctx.provider_used = usage.provider or ctx.provider_name
     model = usage.model or ctx.model
     ctx.record(
         StepType.CACHE_HIT,

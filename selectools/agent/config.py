@@ -300,7 +300,7 @@ class AgentConfig:
         return isinstance(self.model, _DefaultModel)
 
 
-def effective_model(config: AgentConfig, provider: Any) -> str:
+def effective_model(config: AgentConfig, provider: AnyProvider) -> str:
     """The model to request: an explicit ``config.model``, else the provider's default."""
     model = config.model
     if type(model) is _DefaultModel:

@@ -518,7 +518,7 @@ class Agent(RichDisplay):
         return self.analytics
 
     def __repr__(self) -> str:
-        provider = getattr(self._provider, "name", type(self._provider).__name__)
+        provider = provider_label(self._provider)
         tools = [t.name for t in self._tools]
         return (
             f"Agent(name={self.name!r}, provider={provider!r}, model={self.model!r}, tools={tools})"

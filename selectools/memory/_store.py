@@ -1,9 +1,9 @@
 """What the three memory kinds (entity, knowledge graph, knowledge) share.
 
-Errors with one base (:class:`MemoryStoreError`), the model call and JSON
-reading of the extractors, and the durability helpers every file-backed store
-write through (:mod:`selectools._storage`), plus the format version written
-into every store, so a file from a newer selectools is refused with a clear
+Errors with one base (:class:`MemoryStoreError`), the JSON reading of the
+extractors' replies (their model call is :mod:`selectools._side_call`), the
+SQLite opening every SQLite store shares (:mod:`selectools._storage`), and the
+format version written into every store, so a file from a newer selectools is refused with a clear
 message instead of being misread or overwritten.
 """
 
@@ -19,8 +19,6 @@ from ..exceptions import SelectoolsError
 if TYPE_CHECKING:
     import sqlite3
 
-    from ..providers.base import LLMRequest
-
 __all__ = [
     "FORMAT_VERSION",
     "ExtractionError",
@@ -30,7 +28,6 @@ __all__ = [
     "check_version",
     "open_store_db",
     "parse_json_array",
-    "run_extraction",
 ]
 
 #: The on-disk format every memory store writes (bumped on incompatible changes).
@@ -115,14 +112,6 @@ def parse_json_array(what: str, text: str) -> list[dict[str, Any]]:
     if bad:
         raise ExtractionError(what, text, f"expected objects in the array, got {bad[0]!r}")
     return data
-
-
-def run_extraction(provider: Any, request: LLMRequest) -> str:
-    """Call ``provider`` once (blocking) and return the reply text."""
-    from ..providers._adapt import complete
-
-    message, _usage = complete(provider, request)
-    return message.text
 
 
 def open_store_db(path: str, schema: str, what: str) -> sqlite3.Connection:

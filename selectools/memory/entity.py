@@ -38,13 +38,12 @@ from ._store import (
     MemoryStoreError,
     check_version,
     parse_json_array,
-    run_extraction,
 )
 
 if TYPE_CHECKING:
     import pandas
 
-    from ..providers.base import LLMRequest
+    from ..providers.base import AnyProvider, LLMRequest
 
 __all__ = ["ENTITY_TYPES", "Entity", "EntityMemory", "ExtractionError"]
 
@@ -174,7 +173,7 @@ class EntityMemory(RichDisplay):
     def __init__(
         self,
         max_entities: int = 100,
-        provider: Any = None,
+        provider: AnyProvider | None = None,
         extraction_model: str | None = None,
     ) -> None:
         if isinstance(max_entities, bool) or not isinstance(max_entities, int) or max_entities < 1:
@@ -191,17 +190,12 @@ class EntityMemory(RichDisplay):
     # -- extraction ------------------------------------------------------------
     def extraction_request(self, text: str) -> LLMRequest:
         """The model call :meth:`extract_entities` makes (the agent sends the same one)."""
-        from ..providers.base import LLMRequest
+        from .._side_call import side_request
         from ..types import Message, Role
 
         prompt = _PROMPT.format(text=text)
-        return LLMRequest(
-            self.extraction_model or "",
-            _SYSTEM,
-            [Message(role=Role.USER, content=prompt)],
-            None,
-            0.0,
-            1000,
+        return side_request(
+            self.extraction_model or "", _SYSTEM, [Message(role=Role.USER, content=prompt)], 1000
         )
 
     def parse_extraction(self, reply: str) -> list[Entity]:
@@ -213,7 +207,10 @@ class EntityMemory(RichDisplay):
         """Ask the provider for the entities in ``text`` (``[]`` without a provider)."""
         if self.provider is None:
             return []
-        return self.parse_extraction(run_extraction(self.provider, self.extraction_request(text)))
+        from .._side_call import ask
+
+        message, _usage = ask(self.provider, self.extraction_request(text))
+        return self.parse_extraction(message.text)
 
     # -- merging ---------------------------------------------------------------
     def _find(self, name: str) -> str | None:
@@ -301,7 +298,7 @@ class EntityMemory(RichDisplay):
             }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], provider: Any = None) -> EntityMemory:
+    def from_dict(cls, data: dict[str, Any], provider: AnyProvider | None = None) -> EntityMemory:
         """Restore a snapshot from :meth:`to_dict` (pass ``provider`` to keep extracting)."""
         if not isinstance(data, dict):
             raise MemoryStoreError(
@@ -349,7 +346,7 @@ class EntityMemory(RichDisplay):
             atomic_write_text(target, json.dumps(self.to_dict(), ensure_ascii=False, indent=1))
 
     @classmethod
-    def load(cls, path: str | Path, provider: Any = None) -> EntityMemory:
+    def load(cls, path: str | Path, provider: AnyProvider | None = None) -> EntityMemory:
         """Read a file written by :meth:`save`."""
         target = Path(path)
         try:

@@ -26,6 +26,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
+from ..providers.base import provider_label
 from ..types import AgentResult, StreamChunk
 from .models import (
     DEFAULT_OVERRIDES,
@@ -260,7 +261,7 @@ class AgentRouter:
             status="ok",
             version=__version__,
             model=agent.model,
-            provider=str(getattr(agent.provider, "name", type(agent.provider).__name__)),
+            provider=provider_label(agent.provider),
             tools=[t.name for t in agent.tools],
         ).to_dict()
 

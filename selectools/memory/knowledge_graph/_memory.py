@@ -12,7 +12,6 @@ from .._store import (
     UnknownBackendError,
     check_version,
     parse_json_array,
-    run_extraction,
 )
 from ._stores import InMemoryTripleStore, SQLiteTripleStore
 from ._triple import Triple, TripleStore
@@ -20,7 +19,7 @@ from ._triple import Triple, TripleStore
 if TYPE_CHECKING:
     import pandas
 
-    from ...providers.base import LLMRequest
+    from ...providers.base import AnyProvider, LLMRequest
 
 __all__ = ["CONTEXT_HEADER", "KnowledgeGraphMemory", "keywords_of"]
 
@@ -148,7 +147,7 @@ class KnowledgeGraphMemory(RichDisplay):
     def __init__(
         self,
         store: TripleStore | None = None,
-        provider: Any = None,
+        provider: AnyProvider | None = None,
         extraction_model: str | None = None,
         max_context_triples: int = 30,
         min_confidence: float = 0.5,
@@ -190,16 +189,12 @@ class KnowledgeGraphMemory(RichDisplay):
     # -- extraction ------------------------------------------------------------
     def extraction_request(self, text: str) -> LLMRequest:
         """The model call :meth:`extract_triples` makes (the agent sends the same one)."""
-        from ...providers.base import LLMRequest
+        from ..._side_call import side_request
         from ...types import Message, Role
 
-        return LLMRequest(
-            self.extraction_model or "",
-            _SYSTEM,
-            [Message(role=Role.USER, content=_PROMPT.format(text=text))],
-            None,
-            0.0,
-            1000,
+        prompt = _PROMPT.format(text=text)
+        return side_request(
+            self.extraction_model or "", _SYSTEM, [Message(role=Role.USER, content=prompt)], 1000
         )
 
     def parse_extraction(self, reply: str) -> list[Triple]:
@@ -212,7 +207,10 @@ class KnowledgeGraphMemory(RichDisplay):
         """Ask the provider for the relationships in ``text`` (``[]`` without a provider)."""
         if self.provider is None:
             return []
-        return self.parse_extraction(run_extraction(self.provider, self.extraction_request(text)))
+        from ..._side_call import ask
+
+        message, _usage = ask(self.provider, self.extraction_request(text))
+        return self.parse_extraction(message.text)
 
     # -- storing and reading ---------------------------------------------------
     def update(self, triples: list[Triple]) -> None:
@@ -285,7 +283,7 @@ class KnowledgeGraphMemory(RichDisplay):
 
     @classmethod
     def from_dict(
-        cls, data: dict[str, Any], store: TripleStore, provider: Any = None
+        cls, data: dict[str, Any], store: TripleStore, provider: AnyProvider | None = None
     ) -> KnowledgeGraphMemory:
         """Restore into ``store`` (triples it already holds stay; duplicates are ignored)."""
         check_version(data.get("format"), "this knowledge graph snapshot")
