@@ -92,7 +92,7 @@ class FallbackProvider(RequestProvider):
 
     # -- circuit breaker -------------------------------------------------------------
     def _name(self, index: int) -> str:
-        return str(getattr(self.providers[index], "name", type(self.providers[index]).__name__))
+        return provider_label(self.providers[index])
 
     def circuit_open(self, index: int) -> bool:
         """Whether provider ``index`` is being skipped right now."""
