@@ -1,6 +1,6 @@
 """Child processes for the session tests: writers to kill mid-save, and concurrent writers.
 
-Run as ``python tests/features/_session_workers.py <mode> <backend> <location> ...``.
+Run as ``python tests/memory/_session_workers.py <mode> <backend> <location> ...``.
 Every saved session is self-checking: ``payload`` is ``size`` copies of
 ``"<writer>:<version>"``, so a reader can tell a whole version from a torn one.
 """

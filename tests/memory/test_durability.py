@@ -29,7 +29,7 @@ def _env() -> dict[str, str]:
 
 
 def _cmd(*args: str) -> list[str]:
-    return [sys.executable, "-m", "tests.memory_kinds._writer", *args]
+    return [sys.executable, "-m", "tests.memory._writer", *args]
 
 
 def _target(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:

@@ -1,6 +1,6 @@
 """Child process for the durability tests: write or read one memory store.
 
-``python -m tests.memory_kinds._writer write KIND TARGET TAG COUNT`` writes
+``python -m tests.memory._writer write KIND TARGET TAG COUNT`` writes
 COUNT records tagged TAG (COUNT 0: forever), printing each finished count;
 ``... write-die KIND TARGET TAG COUNT replace|write N`` kills itself at the Nth
 ``os.replace`` (a file written, not yet renamed) or half-way through the Nth
