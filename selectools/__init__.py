@@ -94,16 +94,16 @@ _EXPORTS: dict[str, str] = {
     "CacheStats": ".cache",
     "CacheKeyBuilder": ".cache",
     "InMemoryCache": ".cache",
-    "ConversationMemory": ".memory",
-    "Memory": ".memory",
-    "Entity": ".entity_memory",
-    "EntityMemory": ".entity_memory",
-    "Triple": ".knowledge_graph",
-    "KnowledgeGraphMemory": ".knowledge_graph",
-    "InMemoryTripleStore": ".knowledge_graph",
-    "SQLiteTripleStore": ".knowledge_graph",
-    "KnowledgeMemory": ".knowledge",
-    "KnowledgeEntry": ".knowledge",
+    "ConversationMemory": ".memory.conversation",
+    "Memory": ".memory.conversation",
+    "Entity": ".memory.entity",
+    "EntityMemory": ".memory.entity",
+    "Triple": ".memory.knowledge_graph",
+    "KnowledgeGraphMemory": ".memory.knowledge_graph",
+    "InMemoryTripleStore": ".memory.knowledge_graph",
+    "SQLiteTripleStore": ".memory.knowledge_graph",
+    "KnowledgeMemory": ".memory.knowledge",
+    "KnowledgeEntry": ".memory.knowledge",
     "ToolPolicy": ".policy",
     "PolicyDecision": ".policy",
     "PolicyResult": ".policy",
@@ -228,7 +228,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .cancellation import (
         CancellationToken as CancellationToken,
     )
-    from .entity_memory import Entity as Entity, EntityMemory as EntityMemory
     from .exceptions import (
         CostWarning as CostWarning,
         GraphExecutionError as GraphExecutionError,
@@ -244,16 +243,20 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         GuardrailError as GuardrailError,
         GuardrailsPipeline as GuardrailsPipeline,
     )
-    from .knowledge import KnowledgeEntry as KnowledgeEntry, KnowledgeMemory as KnowledgeMemory
-    from .knowledge_graph import (
+    from .memory.conversation import (
+        ConversationMemory as ConversationMemory,
+        Memory as Memory,
+    )
+    from .memory.entity import Entity as Entity, EntityMemory as EntityMemory
+    from .memory.knowledge import (
+        KnowledgeEntry as KnowledgeEntry,
+        KnowledgeMemory as KnowledgeMemory,
+    )
+    from .memory.knowledge_graph import (
         InMemoryTripleStore as InMemoryTripleStore,
         KnowledgeGraphMemory as KnowledgeGraphMemory,
         SQLiteTripleStore as SQLiteTripleStore,
         Triple as Triple,
-    )
-    from .memory import (
-        ConversationMemory as ConversationMemory,
-        Memory as Memory,
     )
     from .models import (
         ALL_MODELS as ALL_MODELS,

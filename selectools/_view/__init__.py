@@ -46,9 +46,9 @@ VIEWS: dict[str, str] = {
     "selectools.evals.dashboard.DashboardServer": ".servers",
     "selectools.serve.app.ServerHandle": ".servers",
     "selectools.scheduler._scheduler.AgentScheduler": ".scheduler",
-    "selectools.entity_memory.EntityMemory": ".memory",
-    "selectools.knowledge._memory.KnowledgeMemory": ".memory",
-    "selectools.knowledge_graph._memory.KnowledgeGraphMemory": ".memory",
+    "selectools.memory.entity.EntityMemory": ".memory",
+    "selectools.memory.knowledge._memory.KnowledgeMemory": ".memory",
+    "selectools.memory.knowledge_graph._memory.KnowledgeGraphMemory": ".memory",
     "selectools.observe.trace_store.TraceStore": ".traces",
     "selectools.audit.AuditLog": ".audit",
 }

@@ -27,6 +27,7 @@ from .vector_store import VectorStore
 if TYPE_CHECKING:  # pragma: no cover
     from ..agent.config import AgentConfig
     from ..agent.core import Agent
+    from ..providers.base import AnyProvider
     from ..tools import Tool
     from .hybrid import HybridSearcher
 
@@ -168,7 +169,7 @@ class RAGAgent:
     def from_documents(
         cls,
         documents: Sequence[Document],
-        provider: Any,
+        provider: AnyProvider,
         vector_store: VectorStore,
         *,
         chunk_size: int = 1000,
@@ -207,7 +208,7 @@ class RAGAgent:
     def from_directory(
         cls,
         directory: str | Path,
-        provider: Any,
+        provider: AnyProvider,
         vector_store: VectorStore,
         glob_pattern: str = "**/*.md",
         **kwargs: Any,
@@ -219,7 +220,7 @@ class RAGAgent:
     def from_files(
         cls,
         file_paths: Sequence[str | Path],
-        provider: Any,
+        provider: AnyProvider,
         vector_store: VectorStore,
         **kwargs: Any,
     ) -> Agent:

@@ -22,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from ..providers.base import provider_label
 from ._guard import AttemptLimiter, RequestGuard, frame_ancestors
 from ._starlette_app import (
     SECURITY_HEADERS,
@@ -77,7 +78,7 @@ def create_builder_app(
         from ..templates import make_provider
 
         provider = make_provider("auto")
-    provider_name = str(getattr(provider, "name", type(provider).__name__))
+    provider_name = provider_label(provider)
     page = static_text("builder.html").replace("{{PROVIDER}}", provider_name)
     csp = {
         **SECURITY_HEADERS,

@@ -51,7 +51,7 @@ class CliError(Exception):
 
 
 def _session_store(spec: str) -> Any:
-    from ..sessions import JsonFileSessionStore, RedisSessionStore, SQLiteSessionStore
+    from ..memory.sessions import JsonFileSessionStore, RedisSessionStore, SQLiteSessionStore
 
     if spec.startswith(("redis://", "rediss://", "unix://")):
         return RedisSessionStore(url=spec)
