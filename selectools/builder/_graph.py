@@ -61,6 +61,7 @@ def to_graph(
                 system_prompt=node["system_prompt"],
                 tools=node["tools"],
             )
+            tools[node["name"]].function.builder_node["provider"] = node["provider"]
     wired: dict[str, list[str]] = {}
     for edge in doc["edges"]:
         if edge["from_port"] == "tool":
@@ -75,16 +76,15 @@ def to_graph(
                 *node["tools"],
                 *(t for t in wired.get(node["id"], []) if t not in node["tools"]),
             ]
-            graph.add_node(
+            made = runtime.agent(
                 name,
-                runtime.agent(
-                    name,
-                    provider=_provider(node, provider, force_provider),
-                    model=node["model"],
-                    system_prompt=node["system_prompt"],
-                    tools=[tools.get(t, t) for t in names],
-                ),
+                provider=_provider(node, provider, force_provider),
+                model=node["model"],
+                system_prompt=node["system_prompt"],
+                tools=[tools.get(t, t) for t in names],
             )
+            made.builder_provider = node["provider"]  # type: ignore[attr-defined]
+            graph.add_node(name, made)
         elif kind == "loop":
             graph.add_node(
                 name,

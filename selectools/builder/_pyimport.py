@@ -325,7 +325,7 @@ def from_python(text: str) -> dict[str, Any]:
     main = _main_function(module, set(functions))
     if main is None:
         raise WorkflowError(
-            "no graph function found: the script needs a function that builds and returns an "
+            "line 1: no graph function found: the script needs a function that builds and returns an "
             "AgentGraph (Export → Python writes one)",
             line=1,
         )

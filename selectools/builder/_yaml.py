@@ -10,13 +10,31 @@ __all__ = ["from_yaml", "to_yaml"]
 
 #: a YAML text larger than this is refused before parsing (a document has ≤ 200 nodes)
 MAX_YAML_CHARS = 2_000_000
+_LINE_BREAKS = ("\x85", "\u2028", "\u2029")
 
 
 def to_yaml(doc: dict[str, Any]) -> str:
     """The document as YAML, keys in their order (everything kept: positions, notes, run state)."""
     import yaml
 
-    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
+    # PyYAML writes NEL and the Unicode line separators raw, then reads them as line breaks
+    raw = not _has_line_breaks(doc)
+    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=raw, width=100)
+
+
+def _has_line_breaks(value: Any) -> bool:
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if any(ch in item for ch in _LINE_BREAKS):
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
 
 
 def _node_lines(text: str) -> dict[str, int]:
