@@ -24,7 +24,7 @@ from typing import Any
 from ._codegen import to_python
 from ._document import LIMITS, Problem, WorkflowError, check, compatible, validate
 from ._graph import from_graph, to_graph
-from ._pyimport import from_python
+from ._pyimport import from_python, layout
 from ._yaml import from_yaml, to_yaml
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "from_python",
     "from_yaml",
     "import_text",
+    "layout",
     "template",
     "templates",
     "to_graph",
