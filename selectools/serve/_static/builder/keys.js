@@ -49,6 +49,11 @@ export function installKeys(app, target) {
   };
   target.addEventListener("keydown", onKey);
   app.listeners.push([target, "keydown", onKey]);
+  if (target === app.root) {
+    // inside a host page (JupyterLab): keys typed in the builder are the builder's, so the
+    // notebook's own shortcuts (d d, Backspace, Ctrl+Z...) do not also act on the cells
+    target.addEventListener("keydown", (ev) => ev.stopPropagation());
+  }
   app.openHelp = () => openHelp(app);
 }
 
