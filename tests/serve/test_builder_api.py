@@ -393,3 +393,52 @@ def test_the_documented_uvicorn_factory_line_serves_the_builder(tmp_path):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_frozen_nodes_reuse_their_last_output_and_runs_are_bounded(server):
+    doc = template("researcher_writer")
+    first = server.events({"workflow": doc, "prompt": "owls"})
+    researched = next(e for e in first if e["type"] == "node_end")["output"]
+    doc["nodes"][1]["frozen"] = True
+    frozen = server.events({"workflow": doc, "prompt": "a new topic", "run_id": first[0]["run_id"],
+                            "from_step": 0})  # fmt: skip
+    ends = [e for e in frozen if e["type"] == "node_end"]
+    assert ends[0]["output"] == researched and ends[0]["tokens"] == 0
+    for _ in range(20):  # the server keeps the last 20 runs
+        server.events({"workflow": template("simple_chatbot"), "prompt": "x"})
+    gone = server.client.post("/builder/api/run", json={
+        "workflow": doc, "prompt": "", "run_id": first[0]["run_id"], "from_step": 1})  # fmt: skip
+    assert gone.status_code == 404 and gone.json()["error"]["code"] == "unknown_run"
+
+
+def test_the_cli_builder_with_reload_serves_and_signs_in(tmp_path):
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(PYTHONPATH=str(ROOT), HOME=str(tmp_path))
+    env.pop("BUILDER_AUTH_TOKEN", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "selectools.serve.cli", "serve", "--builder", "--reload",
+         "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        login = None
+        for line in proc.stdout:
+            if match := re.search(r"(http://\S+/\?token=\S+)", line):
+                login = match.group(1)
+            if "Application startup complete" in line:
+                break
+        assert login is not None, f"no login URL (exit {proc.poll()})"
+        with httpx.Client() as browser:
+            page = browser.get(login, follow_redirects=True)
+            assert (page.status_code, page.url.path) == (200, "/builder")
+            assert browser.get(f"http://127.0.0.1:{port}/builder/api/health").json()["backend"]
+    finally:
+        os.killpg(proc.pid, 15)
+        proc.wait(15)
