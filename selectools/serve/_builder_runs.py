@@ -102,8 +102,7 @@ class BuilderRuns:
         future, options = waiting
         if option not in options:
             raise BadRequest(f"answer one of {options}", code="invalid_option")
-        if not future.done():
-            future.set_result(option)
+        future.get_loop().call_soon_threadsafe(_answer, future, option)
 
     def prepare(self, body: Any) -> _Request:
         """The checked request (BadRequest before any event is sent)."""
@@ -272,6 +271,12 @@ class BuilderRuns:
             finally:
                 if stream is None or stream is not source:
                     await source.aclose()  # type: ignore[attr-defined]
+
+
+def _answer(future: asyncio.Future[str], option: str) -> None:
+    """Set the answer on the run's own event loop (a notebook answers from another thread)."""
+    if not future.done():
+        future.set_result(option)
 
 
 def _fixed_outputs(doc: dict[str, Any], previous: _Run | None) -> dict[str, str]:
