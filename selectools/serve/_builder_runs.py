@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator
@@ -74,20 +75,24 @@ class BuilderRuns:
         self.provider = provider
         self.force_provider = force_provider
         self._runs: OrderedDict[str, _Run] = OrderedDict()
+        self._lock = threading.Lock()  # a notebook runs each run on its own thread
 
     def _remember(self, run_id: str, run: _Run) -> None:
-        self._runs[run_id] = run
-        while len(self._runs) > MAX_RUNS:
-            self._runs.popitem(last=False)
+        with self._lock:
+            self._runs[run_id] = run
+            while len(self._runs) > MAX_RUNS:
+                self._runs.popitem(last=False)
 
     def _previous(self, run_id: Any) -> _Run:
-        if not isinstance(run_id, str) or run_id not in self._runs:
+        with self._lock:
+            found = self._runs.get(run_id) if isinstance(run_id, str) else None
+        if found is None:
             raise BadRequest(
                 f"no run {str(run_id)[:40]!r} here (the server keeps the last {MAX_RUNS} runs)",
                 status=404,
                 code="unknown_run",
             )
-        return self._runs[run_id]
+        return found
 
     def resume(self, run_id: Any, node: Any, option: Any) -> None:
         """Answer the Human Input question of ``node`` in run ``run_id``."""
