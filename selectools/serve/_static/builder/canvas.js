@@ -297,11 +297,29 @@ function buildPalette(app) {
     button.addEventListener("click", () => {
       const rect = app.els.canvas.getBoundingClientRect();
       const centre = app.toWorld(rect.left + rect.width / 2, rect.top + rect.height / 2);
-      const n = app.doc.nodes.length;
-      app.addNodeAt(meta.type, centre.x - NODE_WIDTH / 2 + (n % 5) * 16, centre.y - 40 + (n % 5) * 16);
+      const spot = freeSpot(app.doc, centre.x - NODE_WIDTH / 2, centre.y - 60, meta.type);
+      app.addNodeAt(meta.type, spot.x, spot.y);
     });
     app.els.palette.append(button);
   }
+}
+
+/** The first place near (x, y), scanning a grid, where a new node overlaps no other. */
+function freeSpot(doc, x, y, type) {
+  const size = nodeSize({ type, options: ["a", "b"], width: 220, height: 120 });
+  const clear = (cx, cy) =>
+    doc.nodes.every((n) => {
+      const s = nodeSize(n);
+      return cx + size.w + 20 <= n.x || n.x + s.w + 20 <= cx || cy + size.h + 20 <= n.y || n.y + s.h + 20 <= cy;
+    });
+  for (let ring = 0; ring < 8; ring += 1) {
+    for (const [i, j] of [[0, 0], [0, 1], [1, 0], [1, 1], [0, -1], [-1, 0], [1, -1], [-1, 1], [-1, -1]]) {
+      const cx = x + i * ring * 210;
+      const cy = y + j * ring * 140;
+      if (clear(cx, cy)) return { x: cx, y: cy };
+    }
+  }
+  return { x: x + 20, y: y + 20 };
 }
 
 function lastOutputOfEdge(app, edge) {

@@ -36,7 +36,7 @@ export function fromYaml(text) {
     tree = load(text);
   } catch (exc) {
     const line = exc.mark ? exc.mark.line + 1 : null;
-    throw new BackendError(`YAML error${line ? ` on line ${line}` : ""}: ${exc.reason || exc.message}`, { code: "import_error", line });
+    throw new BackendError(`YAML error: ${exc.reason || exc.message}`, { code: "import_error", line });
   }
   try {
     return normalizeDocument(tree);
