@@ -126,6 +126,7 @@ def test_nodes_edges_shortcuts_and_yaml_round_trip(browser, static_site, tmp_pat
     assert "Refused" in page.inner_text(".sb-toasts")
     page.click(f'{node_el(page, "loop1")} .sb-port.in[data-port="in"]')
     connect(page, "tool1", "tool", "agent1", "tools")  # a tool joins a tools port
+    assert next(n for n in doc(page)["nodes"] if n.get("name") == "agent1")["tools"] == ["tool1"]
     connect(page, "loop1", "done", "hitl1", "in")
     connect(page, "hitl1", "approve", "end", "in")  # an option joins a text input
     assert len(doc(page)["edges"]) == 5

@@ -155,6 +155,13 @@ export function connect(doc, from, fromPort, to, toPort, condition = "") {
   if (problem) throw new Error(problem);
   const edge = { id: freshId(doc, "e"), from, from_port: fromPort, to, to_port: toPort, condition };
   doc.edges.push(edge);
+  const tool = nodeById(doc, from);
+  const agent = nodeById(doc, to);
+  if (tool.type === "agent_tool" && toPort === "tools" && tool.name) {
+    // an agent gets the tools its list names: wiring a tool in names it there too
+    agent.tools = Array.isArray(agent.tools) ? agent.tools : [];
+    if (!agent.tools.includes(tool.name)) agent.tools.push(tool.name);
+  }
   return edge;
 }
 
