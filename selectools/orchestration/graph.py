@@ -372,6 +372,15 @@ class AgentGraph(RichDisplay):
         run, gen, live = self._reopen(interrupt_id, response, checkpoint_store)
         return await drive_to_end(run, gen, live)
 
+    async def astream_resume(
+        self, interrupt_id: str, response: Any, checkpoint_store: CheckpointStore | None = None
+    ) -> AsyncIterator[GraphEvent]:
+        """:meth:`aresume`, yielding the rest of the run's :class:`GraphEvent`s as :meth:`astream` does."""
+        run, gen, live = self._reopen(interrupt_id, response, checkpoint_store)
+        run.stream = []
+        async for event in drive_async(run, gen, live):
+            yield event
+
     def _result(self, run: _Run, state: GraphState) -> GraphResult:
         """What ``run`` produced (the engine and interrupts build results through this)."""
         last = state.data.get(STATE_KEY_LAST_OUTPUT, "")

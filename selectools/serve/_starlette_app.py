@@ -40,6 +40,7 @@ __all__ = [
     "STATIC_TYPES",
     "bearer_token",
     "build_app",
+    "create_builder_app",
     "client_address",
     "error_response",
     "read_json",
@@ -350,3 +351,14 @@ def build_app(
         exception_handlers={HTTPException: http_error, Exception: server_error},
     )
     return RequestGuard(app, allowed_hosts=allowed_hosts, allowed_origins=origins)
+
+
+def create_builder_app(*args: Any, **kwargs: Any) -> Any:
+    """The visual builder's app: ``uvicorn "selectools.serve._starlette_app:create_builder_app" --factory``.
+
+    The same as :func:`selectools.serve._builder_app.create_builder_app` (imported here on
+    call: that module builds on this one).
+    """
+    from ._builder_app import create_builder_app as create
+
+    return create(*args, **kwargs)
