@@ -230,6 +230,7 @@ def test_nodes_edges_shortcuts_and_yaml_round_trip(browser, static_site, tmp_pat
     page.click("[data-action=import]")
     page.fill(".sb-import-text", "nodes:\n  - id: a\n    type: agent\n   name: x\nedges: []\n")
     page.click("[data-action=import-load]")
+    page.wait_for_selector(".sb-import-error:not(:empty)")
     assert page.inner_text(".sb-import-error").startswith("Line 4: YAML error")
     page.fill(".sb-import-text", "from selectools import AgentGraph\n")
     page.click("[data-action=import-load]")
@@ -243,10 +244,12 @@ def test_nodes_edges_shortcuts_and_yaml_round_trip(browser, static_site, tmp_pat
     # what needs a server says so
     page.click("[data-menu=file]")
     page.click("[data-action=templates]")
+    page.wait_for_selector(".sb-templates .sb-error")
     assert "selectools serve --builder" in page.inner_text(".sb-templates")
     page.keyboard.press("Escape")
     page.click("[data-menu=export]")
     page.click("[data-action=export-python]")
+    page.wait_for_selector(".sb-toast.sb-error")
     assert "selectools serve --builder" in page.inner_text(".sb-toasts")
     assert page.evaluate("window.pwned") is None
     assert errors == []
@@ -365,6 +368,7 @@ def test_dark_theme_and_copilot_message(browser, static_site, tmp_path):  # noqa
     dark.click("[data-run-tab=ai]")
     dark.fill(".sb-copilot-text", "Add a step that summarizes the output")
     dark.click("[data-run=copilot]")
+    dark.wait_for_selector(".sb-copilot-log .sb-error")
     assert "selectools serve --builder" in dark.inner_text(".sb-copilot-log")
     dark.click("[data-menu=file]")
     dark.click("[data-action=watch]")

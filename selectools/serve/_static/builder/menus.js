@@ -10,7 +10,8 @@ import { generateFromKeywords } from "./keywords.js";
 import { openModal } from "./panels.js";
 
 function errorText(exc) {
-  return exc.line ? `Line ${exc.line}: ${exc.message}` : exc.message;
+  if (!exc.line || /^line \d+/i.test(exc.message)) return exc.message;
+  return `Line ${exc.line}: ${exc.message}`;
 }
 
 export function installMenus(app) {

@@ -150,7 +150,6 @@ export function startCodePanel(app) {
   };
   const refresh = async () => {
     const mine = ++seq;
-    section.dataset.state = "loading";
     try {
       const code = await app.backend.code(app.doc);
       if (mine !== seq) return;
@@ -184,5 +183,9 @@ export function startCodePanel(app) {
       download(`${app.doc.name || "workflow"}.${tab === "python" ? "py" : "yaml"}`, latest[tab]);
     }
   });
-  return debounce(refresh, 250);
+  const later = debounce(refresh, 250);
+  return () => {
+    section.dataset.state = "stale"; // until the code of this very document is in
+    later();
+  };
 }

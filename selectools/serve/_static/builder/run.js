@@ -91,7 +91,7 @@ export function installRunPanel(app) {
         const text = block(event.node).querySelector(".sb-out-text");
         if (!text.textContent && event.output) text.textContent = event.output;
         if (live) {
-          app.last.nodes.set(event.node, { input: event.input, output: event.output });
+          app.last.nodes.set(event.node, { input: event.input, output: event.output, runId: record.run_id });
           if (event.edge) app.last.edges.set(event.edge, event.output);
         }
         addStep(event);
@@ -300,8 +300,8 @@ function openNodeMenu(app, id, x, y) {
   const menu = h("div", { class: "sb-context", role: "menu", style: `left:${x - rect.left}px;top:${y - rect.top}px` });
   const item = (action, text, fn) => menu.append(h("button", { type: "button", role: "menuitem", dataset: { menuAction: action }, onclick: () => { menu.remove(); fn(); } }, text));
   item("isolate", "Re-run in isolation", () => {
-    if (!app.last.runId || !last) return app.toast("Run the workflow first: this node has no input yet", "error");
-    app.startRun({ run_id: app.last.runId, only_node: id }, app.last.prompt);
+    if (!last?.runId) return app.toast("Run the workflow first: this node has no input yet", "error");
+    app.startRun({ run_id: last.runId, only_node: id }, app.last.prompt); // the run it last ran in
   });
   item("pin", pinned ? "Unpin output" : "Pin last output", () => {
     if (!pinned && !last) return app.toast("Run the workflow first: this node has no output to pin", "error");
