@@ -64,7 +64,9 @@ TEMPLATES = {
 
 
 def _data(name: str) -> dict[str, Any]:
-    text = resources.files(__name__).joinpath("templates", f"{name}.yaml").read_text("utf-8")
+    text = (
+        resources.files(__name__).joinpath("templates").joinpath(f"{name}.yaml").read_text("utf-8")
+    )
     return from_yaml(text)
 
 

@@ -36,7 +36,7 @@ def _call(name: str, args: list[str], indent: int, brackets: str = "()") -> str:
     ``indent`` is the column the call starts at; multi-line ``args`` carry their own
     absolute indentation (they were rendered for column ``indent + 4``).
     """
-    open_, close = brackets
+    open_, close = brackets[0], brackets[1]
     flat = f"{name}{open_}{', '.join(args)}{close}"
     if indent + len(flat) <= _WIDTH and "\n" not in flat:
         return flat

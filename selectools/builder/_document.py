@@ -104,15 +104,15 @@ class _Checker:
             return ""
         if len(value) > limit:
             self.fail(f"{where} is {len(value)} characters long; at most {limit}", node)
-        return value
+        return str(value)
 
     def name(self, where: str, value: Any, node: str | None) -> str:
-        value = self.text(where, value, node, LIMITS["name"])
-        if value and (not value.isidentifier() or keyword.iskeyword(value)):
-            self.fail(f"{where} {value!r} must be a Python identifier (letters, digits, _)", node)
-        elif not value:
+        text = self.text(where, value, node, LIMITS["name"])
+        if text and (not text.isidentifier() or keyword.iskeyword(text)):
+            self.fail(f"{where} {text!r} must be a Python identifier (letters, digits, _)", node)
+        elif not text:
             self.fail(f"{where} is empty: give it a name (a Python identifier)", node)
-        return value
+        return text
 
     def document(self, doc: Any, where: str, depth: int) -> dict[str, Any]:
         if not isinstance(doc, dict):
@@ -323,6 +323,15 @@ class _Checker:
                 self.fail(f"edge {eid!r}: a tool wire takes no condition", src)
 
     def graph(self, by_id: dict[str, dict[str, Any]], edges: list[Any]) -> None:
+        edges = [
+            e
+            for e in edges
+            if isinstance(e, dict)
+            and isinstance(e.get("from"), str)
+            and isinstance(e.get("to"), str)
+            and e["from"] in by_id
+            and e["to"] in by_id
+        ]
         starts = [i for i, n in by_id.items() if isinstance(n, dict) and n.get("type") == "start"]
         if len(starts) != 1:
             self.fail(

@@ -117,7 +117,9 @@ def to_graph(
         elif len(edges) == 1 and not edges[0]["condition"] and edges[0]["from_port"] == "out":
             graph.add_edge(node["name"], targets[0])
         else:
-            table = [(e["from_port"], e["condition"], t) for e, t in zip(edges, targets)]
+            table = [
+                (e["from_port"], e["condition"], t) for e, t in zip(edges, targets, strict=True)
+            ]
             graph.add_conditional_edge(node["name"], runtime.route(node["name"], table))
     return graph
 

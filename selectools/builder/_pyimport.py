@@ -190,7 +190,7 @@ class _Graph:
                 else ("prompt", "options", "timeout_s", "default_option")
             )
             for keyword in value.keywords:
-                if keyword.arg not in allowed:
+                if keyword.arg is None or keyword.arg not in allowed:
                     raise _fail(keyword.value, f"{kind}() has no option {keyword.arg!r}")
                 node[keyword.arg] = _literal(keyword.value)
             node["id"] = node["name"]
@@ -340,9 +340,9 @@ def from_python(text: str) -> dict[str, Any]:
     if main not in graphs:
         raise _fail(functions[main], f"{main}() does not build an AgentGraph")
     for graph in graphs.values():
-        for used in graph.calls:
-            if used not in graphs:
-                raise _fail(functions[used], f"{used}() does not build an AgentGraph")
+        for call in graph.calls:
+            if call not in graphs:
+                raise _fail(functions[call], f"{call}() does not build an AgentGraph")
     used = {c for g in graphs.values() for c in g.calls}
     subgraphs = {c: _document(graphs, c, 1) for c in dict.fromkeys(graphs[main].calls)}
     for name in graphs:  # graphs nothing uses stay with the workflow, as the canvas keeps them

@@ -19,7 +19,7 @@ def to_yaml(doc: dict[str, Any]) -> str:
 
     # PyYAML writes NEL and the Unicode line separators raw, then reads them as line breaks
     raw = not _has_line_breaks(doc)
-    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=raw, width=100)
+    return str(yaml.safe_dump(doc, sort_keys=False, allow_unicode=raw, width=100))
 
 
 def _has_line_breaks(value: Any) -> bool:

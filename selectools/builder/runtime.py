@@ -172,7 +172,7 @@ def _last_output(state: GraphState) -> str:
 
     value = state.data.get(STATE_KEY_LAST_OUTPUT)
     if value is None:
-        return state.messages[-1].content if state.messages else ""
+        return state.messages[-1].text if state.messages else ""
     return value if isinstance(value, str) else str(value)
 
 

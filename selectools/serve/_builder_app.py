@@ -105,7 +105,7 @@ def create_builder_app(
     limiter = AttemptLimiter()
     runs = BuilderRuns(provider, force_provider=provider is not None)
     github = GitHubOAuth.from_env()
-    root = Path(workdir or Path.cwd()).resolve()
+    watch_root = Path(workdir or Path.cwd()).resolve()
     page_csp = {
         **SECURITY_HEADERS,
         "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
@@ -393,7 +393,7 @@ def create_builder_app(
 
     async def watch(request: Request) -> Response:
         body = await body_of(request, "path")
-        target = _watched_file(root, body["path"])
+        target = _watched_file(watch_root, body["path"])
 
         async def events() -> AsyncIterator[dict[str, str]]:
             seen: tuple[float, int] | None = None

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..builder import WorkflowError, to_graph, validate
 from ..builder.runtime import mentions, port_key
-from ..orchestration import GraphEventType, InMemoryCheckpointStore
+from ..orchestration import GraphEvent, GraphEventType, InMemoryCheckpointStore
 from ..orchestration.state import STATE_KEY_LAST_OUTPUT
 from ..trace import StepType
 from .models import BadRequest
@@ -42,6 +42,17 @@ class _Run:
     inputs: dict[str, str] = field(default_factory=dict)
     outputs: dict[str, str] = field(default_factory=dict)
     waiting: dict[str, tuple[asyncio.Future[str], list[str]]] = field(default_factory=dict)
+
+
+@dataclass
+class _Request:
+    """A checked run request: the workflow, the prompt, and what to re-run of which earlier run."""
+
+    doc: dict[str, Any]
+    prompt: str
+    previous: _Run | None = None
+    from_step: int | None = None
+    only_node: str | None = None
 
 
 def _edge_taken(doc: dict[str, Any], nid: str, port: str, text: str) -> str | None:
@@ -94,7 +105,7 @@ class BuilderRuns:
         if not future.done():
             future.set_result(option)
 
-    def prepare(self, body: Any) -> dict[str, Any]:
+    def prepare(self, body: Any) -> _Request:
         """The checked request (BadRequest before any event is sent)."""
         if not isinstance(body, dict):
             raise BadRequest('send {"workflow": {...}, "prompt": "..."}', code="invalid_body")
@@ -107,18 +118,14 @@ class BuilderRuns:
             raise BadRequest(
                 '"prompt" must be a string of at most 32000 characters', code="invalid_prompt"
             )
-        request = {
-            "doc": doc,
-            "prompt": prompt,
-            "from_step": None,
-            "only_node": None,
-            "previous": None,
-        }
-        if body.get("from_step") is not None or body.get("only_node") is not None:
-            request["previous"] = self._previous(body.get("run_id"))
+        request = _Request(doc, prompt)
+        if body.get("from_step") is None and body.get("only_node") is None:
+            if not prompt.strip():
+                raise BadRequest('"prompt" must be a non-empty string', code="invalid_prompt")
+            return request
+        request.previous = previous = self._previous(body.get("run_id"))
         if body.get("from_step") is not None:
             step = body["from_step"]
-            previous = request["previous"]
             if (
                 isinstance(step, bool)
                 or not isinstance(step, int)
@@ -128,8 +135,8 @@ class BuilderRuns:
                     f"run {body['run_id']!r} has no checkpoint for step {step!r}",
                     code="invalid_step",
                 )
-            request["from_step"] = step
-        elif body.get("only_node") is not None:
+            request.from_step = step
+        else:
             nid = body["only_node"]
             ids = {n["id"]: n for n in doc["nodes"]}
             if nid not in ids or ids[nid]["type"] not in ("agent", "subgraph"):
@@ -137,25 +144,23 @@ class BuilderRuns:
                     f"only_node must be the id of an agent or subgraph node, got {str(nid)[:80]!r}",
                     code="invalid_node",
                 )
-            if nid not in request["previous"].inputs:
+            if nid not in previous.inputs:
                 raise BadRequest(
                     f"node {nid!r} did not run in run {body['run_id']!r}", code="invalid_node"
                 )
-            request["only_node"] = nid
-        elif not prompt.strip():
-            raise BadRequest('"prompt" must be a non-empty string', code="invalid_prompt")
+            request.only_node = nid
         return request
 
-    async def events(self, request: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
+    async def events(self, request: _Request) -> AsyncIterator[dict[str, Any]]:
         """The run events of one run (see the module docstring)."""
-        doc, previous = request["doc"], request["previous"]
+        doc, previous = request.doc, request.previous
         run_id = secrets.token_hex(8)
-        if request["only_node"] is not None:
-            doc = _alone(doc, request["only_node"])
-            prompt = previous.inputs[request["only_node"]]
+        if request.only_node is not None and previous is not None:
+            doc = _alone(doc, request.only_node)
+            prompt = previous.inputs[request.only_node]
         else:
-            prompt = request["prompt"] or (previous.prompt if previous else "")
-        store = previous.store if request["from_step"] else InMemoryCheckpointStore()
+            prompt = request.prompt or (previous.prompt if previous else "")
+        store = previous.store if request.from_step and previous else InMemoryCheckpointStore()
         run = _Run(prompt, store)
         self._remember(run_id, run)
         yield {"type": "run_start", "run_id": run_id}
@@ -172,9 +177,11 @@ class BuilderRuns:
         ids = {n["name"]: n["id"] for n in doc["nodes"] if n.get("name")}
         nodes = {n["id"]: n for n in doc["nodes"]}
         checkpoint = None
-        if request["from_step"]:
-            checkpoint = previous.checkpoints[request["from_step"] - 1]
-        stream = graph.astream(prompt, checkpoint_store=store, checkpoint_id=checkpoint)
+        if request.from_step and previous is not None:
+            checkpoint = previous.checkpoints[request.from_step - 1]
+        stream: AsyncIterator[GraphEvent] | None = graph.astream(
+            prompt, checkpoint_store=store, checkpoint_id=checkpoint
+        )
         began = time.perf_counter()
         text = prompt
         if checkpoint is not None:
@@ -264,7 +271,7 @@ class BuilderRuns:
                 return
             finally:
                 if stream is None or stream is not source:
-                    await source.aclose()
+                    await source.aclose()  # type: ignore[attr-defined]
 
 
 def _fixed_outputs(doc: dict[str, Any], previous: _Run | None) -> dict[str, str]:

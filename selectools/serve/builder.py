@@ -14,7 +14,6 @@ import os
 import time
 from pathlib import Path
 
-
 __all__ = ["COOKIE", "SESSION_SECONDS", "builder_token", "sign_session", "valid_session"]
 
 COOKIE = "selectools_builder"
