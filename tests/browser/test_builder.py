@@ -331,6 +331,7 @@ def test_runs_stream_from_the_server(browser, tmp_path):  # noqa: F811
         wait_js(page, "document.querySelector('.sb-app').dataset.watchReloads === '2'")
         names = page.evaluate("selectoolsBuilder.getDocument().nodes.map(n => n.name)")
         assert "renamed_agent" in names
-        page.click("button:has-text('Stop')")
+        page.click("[data-action=watch-stop]")
+        assert page.inner_text(".sb-watch-status") == "Stopped."
         assert errors == []
         context.close()

@@ -124,7 +124,7 @@ const ACTIONS = {
       app.watching = null;
       status.textContent = "Stopped.";
     };
-    modal.body.append(h("p", {}, "The canvas reloads every time the file is saved."), path, h("div", { class: "sb-row" }, h("button", { type: "button", class: "sb-primary", "data-action": "watch-start", onclick: start }, "Watch"), h("button", { type: "button", onclick: stop }, "Stop")), status);
+    modal.body.append(h("p", {}, "The canvas reloads every time the file is saved."), path, h("div", { class: "sb-row" }, h("button", { type: "button", class: "sb-primary", "data-action": "watch-start", onclick: start }, "Watch"), h("button", { type: "button", "data-action": "watch-stop", onclick: stop }, "Stop")), status);
   },
   ai: (app) => {
     const modal = openModal(app, "✨ Generate a workflow", "sb-ai");
