@@ -77,6 +77,11 @@ def respond(request):  # type: ignore[no-untyped-def]
     return f"{system}({last.content if last else ''})"
 
 
+def shape(doc: dict) -> list[tuple[str, str]]:
+    """A workflow's nodes by type and name (what an import must bring back; notes are YAML-only)."""
+    return sorted((n["type"], n.get("name", "")) for n in doc["nodes"] if n["type"] != "note")
+
+
 def wait_js(page, expression: str, timeout: float = 30) -> None:  # type: ignore[no-untyped-def]
     """Poll a JS expression from Python: the page's CSP (no eval) refuses wait_for_function."""
     deadline = time.monotonic() + timeout
@@ -168,9 +173,6 @@ def test_templates_code_export_and_import(browser, tmp_path, monkeypatch):  # no
         page.click("[data-action=import-load]")
         page.wait_for_selector(".sb-import", state="detached")
         back = page.evaluate("selectoolsBuilder.getDocument()")
-        shape = lambda d: sorted(
-            (n["type"], n.get("name", "")) for n in d["nodes"] if n["type"] != "note"
-        )  # noqa: E731
         assert shape(back) == shape(template)
         assert len(back["edges"]) == len(template["edges"])
 

@@ -171,7 +171,7 @@ def test_nodes_edges_shortcuts_and_yaml_round_trip(browser, static_site, tmp_pat
     page.click(node_el(page, "agent2"))
     page.keyboard.press("Delete")
     assert not any(n.get("name") == "agent2" for n in doc(page)["nodes"])
-    page.click(f'{node_el(page, "agent1")} .sb-port.out')
+    page.click(f"{node_el(page, 'agent1')} .sb-port.out")
     assert page.locator(".sb-canvas.sb-connecting").count() == 1
     page.keyboard.press("Escape")
     assert page.locator(".sb-canvas.sb-connecting").count() == 0
@@ -203,7 +203,19 @@ def test_nodes_edges_shortcuts_and_yaml_round_trip(browser, static_site, tmp_pat
     page.click(".sb-canvas", position={"x": 5, "y": 5})
     page.keyboard.press("?")
     help_text = page.inner_text(".sb-help")
-    for keys in ("Ctrl+Z", "Ctrl+Y", "Ctrl+C", "Ctrl+V", "Del / Backspace", "Esc", "Cmd+K", "+ / -", "Ctrl+0", "?", "Space + drag"):
+    for keys in (
+        "Ctrl+Z",
+        "Ctrl+Y",
+        "Ctrl+C",
+        "Ctrl+V",
+        "Del / Backspace",
+        "Esc",
+        "Cmd+K",
+        "+ / -",
+        "Ctrl+0",
+        "?",
+        "Space + drag",
+    ):
         assert keys in help_text, keys
     page.keyboard.press("Escape")
     assert page.locator(".sb-help").count() == 0
@@ -211,7 +223,9 @@ def test_nodes_edges_shortcuts_and_yaml_round_trip(browser, static_site, tmp_pat
     # the code panel shows YAML live; Python needs the server and says so
     page.click("[data-action=toggle-code]")
     page.click("[data-code-tab=yaml]")
-    page.wait_for_function("document.querySelector('.sb-code-text').textContent.includes('approved')")
+    page.wait_for_function(
+        "document.querySelector('.sb-code-text').textContent.includes('approved')"
+    )
     page.click("[data-code-tab=python]")
     assert "selectools serve --builder" in page.inner_text(".sb-code-text")
     save_screenshot(page, tmp_path, "builder-serverless-all-nodes.png")
@@ -259,7 +273,10 @@ def test_generate_run_history_and_embed(browser, static_site, tmp_path):  # noqa
     page, errors = open_builder(browser, static_site)
     # ✨ AI offline: keyword matching builds the workflow
     page.click("[data-action=ai]")
-    page.fill(".sb-ai-text", "Search the web, write a report, review it until approved, then ask a human to approve")
+    page.fill(
+        ".sb-ai-text",
+        "Search the web, write a report, review it until approved, then ask a human to approve",
+    )
     page.click("[data-action=generate]")
     assert page.get_attribute(".sb-app", "data-generated-by") == "keywords"
     workflow = doc(page)
@@ -289,7 +306,9 @@ def test_generate_run_history_and_embed(browser, static_site, tmp_path):  # noqa
     page.click("[data-run=timeline]")
     assert page.locator(".sb-bar-row").count() == 5
     page.hover(".sb-bar-row >> nth=0 >> .sb-bar")
-    assert "tokens" in page.inner_text(".sb-timeline-info") and "$" in page.inner_text(".sb-timeline-info")
+    assert "tokens" in page.inner_text(".sb-timeline-info") and "$" in page.inner_text(
+        ".sb-timeline-info"
+    )
 
     # hovering an edge shows the output that last went along it
     first_edge = next(e for e in doc(page)["edges"] if e["from"] == "start")
@@ -374,7 +393,9 @@ def test_dark_theme_and_copilot_message(browser, static_site, tmp_path):  # noqa
     dark.click("[data-action=watch]")
     dark.fill(".sb-watch-path", "flow.py")
     dark.click("[data-action=watch-start]")
-    dark.wait_for_function("document.querySelector('.sb-watch-status').textContent.includes('serve --builder')")
+    dark.wait_for_function(
+        "document.querySelector('.sb-watch-status').textContent.includes('serve --builder')"
+    )
     save_screenshot(dark, tmp_path, "builder-serverless-dark.png")
     light.close()
     dark.close()
