@@ -157,6 +157,28 @@ def test_nodes_edges_shortcuts_and_yaml_round_trip(browser, static_site, tmp_pat
     assert next(n for n in doc(page)["nodes"] if n["id"] == "n6")["collapsed"] is True
     page.click(f"{note} .sb-note-toggle")
 
+    # a Subgraph node's graph is edited on the canvas too: in, build, back; one undo step
+    page.click(node_el(page, "subgraph1"))
+    page.fill("[data-field=graph]", "summary_flow")
+    page.click("[data-action=open-subgraph]")
+    assert "summary_flow" in page.inner_text(".sb-crumb")
+    assert page.locator(".sb-node").count() == 2  # its own START and END
+    page.click('.sb-palette [data-add="agent"]')
+    inner = page.evaluate("selectoolsBuilder.app.doc.nodes.find(n => n.type === 'agent').id")
+    page.click('.sb-node[data-id="start"] .sb-port.out')
+    page.click(f'.sb-node[data-id="{inner}"] .sb-port.in[data-port="in"]')
+    page.click(f'.sb-node[data-id="{inner}"] .sb-port.out')
+    page.click('.sb-node[data-id="end"] .sb-port.in')
+    assert len(doc(page)["subgraphs"]["summary_flow"]["edges"]) == 2  # the whole document, live
+    page.click("[data-action=close-subgraph]")
+    assert page.locator(".sb-crumb").is_hidden()
+    assert len(doc(page)["nodes"]) == 8
+    page.click(".sb-canvas", position={"x": 5, "y": 5})
+    page.keyboard.press("Control+z")
+    assert "summary_flow" not in doc(page)["subgraphs"]
+    page.keyboard.press("Control+y")
+    assert len(doc(page)["subgraphs"]["summary_flow"]["nodes"]) == 3
+
     # undo / redo, copy / paste, delete, Esc, Ctrl+K, zoom keys, Ctrl+0, ?
     count = len(doc(page)["nodes"])
     page.click(node_el(page, "agent1"))

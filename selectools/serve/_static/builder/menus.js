@@ -152,16 +152,16 @@ const ACTIONS = {
   "export-python": async (app) => {
     if (app.serverless) throw new Error(`Python export ${NEEDS_SERVER}`);
     const code = await app.freshCode();
-    download(`${app.doc.name || "workflow"}.py`, code.python, "text/x-python");
+    download(`${app.rootDoc().name || "workflow"}.py`, code.python, "text/x-python");
   },
   "export-yaml": async (app) => {
     const code = await app.freshCode();
-    download(`${app.doc.name || "workflow"}.yaml`, code.yaml, "application/yaml");
+    download(`${app.rootDoc().name || "workflow"}.yaml`, code.yaml, "application/yaml");
   },
   embed: (app) => {
     const modal = openModal(app, "Embed Widget", "sb-embed");
     const base = app.options.embedBase || `${location.origin}/builder`;
-    const src = `${base}?embed=1&graph=${encodeGraph(app.doc)}`;
+    const src = `${base}?embed=1&graph=${encodeGraph(app.rootDoc())}`;
     const snippet = `<iframe src="${src}"\n        width="400" height="600" frameborder="0"></iframe>`;
     const area = h("textarea", { class: "sb-embed-snippet", rows: 5, readonly: true, value: snippet });
     modal.body.append(

@@ -181,14 +181,14 @@ export function installRunPanel(app) {
     controller?.abort();
     controller = new AbortController();
     const mine = controller;
-    const rec = { id: `${Date.now()}-${Math.random().toString(36).slice(2, 7)}`, when: new Date().toISOString(), prompt, workflow: JSON.parse(JSON.stringify(app.doc)), events: [], steps: [], result: null, kind: extra.only_node ? "isolated" : extra.from_step !== undefined ? `from step ${extra.from_step}` : "run" };
+    const rec = { id: `${Date.now()}-${Math.random().toString(36).slice(2, 7)}`, when: new Date().toISOString(), prompt, workflow: app.rootDoc(), events: [], steps: [], result: null, kind: extra.only_node ? "isolated" : extra.from_step !== undefined ? `from step ${extra.from_step}` : "run" };
     reset(rec);
     openPanel("output");
     status.textContent = "running…";
     q('[data-run="stop"]').disabled = false;
     app.last.prompt = prompt;
     try {
-      await app.backend.run({ workflow: app.doc, prompt, ...extra }, (event) => {
+      await app.backend.run({ workflow: app.rootDoc(), prompt, ...extra }, (event) => {
         if (record !== rec) return;
         rec.events.push(event);
         draw(event, { live: true });
@@ -267,7 +267,7 @@ export function installRunPanel(app) {
     log.append(h("p", { class: "sb-you" }, `You: ${instruction}`));
     input.value = "";
     try {
-      const answer = await app.backend.copilot(app.doc, instruction);
+      const answer = await app.backend.copilot(app.rootDoc(), instruction);
       app.setDocument(answer.workflow, { fit: false });
       log.append(h("p", { class: "sb-ai-msg" }, `AI: ${answer.message || "done"}`));
     } catch (exc) {
