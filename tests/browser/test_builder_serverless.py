@@ -81,6 +81,11 @@ def node_el(page, name: str):  # type: ignore[no-untyped-def]
     return f'.sb-node[data-id="{node["id"]}"]'
 
 
+def centre(page, selector: str) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    box = page.locator(selector).bounding_box()
+    return box["x"] + box["width"] / 2, box["y"] + 12
+
+
 def connect(page, a: str, out: str, b: str, inp: str) -> None:  # type: ignore[no-untyped-def]
     page.click(f'{node_el(page, a)} .sb-port.out[data-port="{out}"]')
     page.click(f'{node_el(page, b)} .sb-port.in[data-port="{inp}"]')
@@ -208,13 +213,41 @@ def test_nodes_edges_shortcuts_and_yaml_round_trip(browser, static_site, tmp_pat
     page.keyboard.press("-")
     assert float(page.get_attribute(".sb-canvas", "data-zoom")) < zoom
     canvas = page.locator(".sb-canvas").bounding_box()
-    page.mouse.move(canvas["x"] + 100, canvas["y"] + 100)
-    before = page.locator(".sb-viewport").evaluate("e => e.style.transform")
-    page.mouse.wheel(0, -300)  # zoom toward the cursor
-    assert page.locator(".sb-viewport").evaluate("e => e.style.transform") != before
-    page.mouse.down(button="middle")
-    page.mouse.move(canvas["x"] + 200, canvas["y"] + 180, steps=3)
+    cx, cy = canvas["x"] + 100, canvas["y"] + 100
+    under = f"selectoolsBuilder.app.toWorld({cx}, {cy})"
+    page.mouse.move(cx, cy)
+    before = page.evaluate(under)
+    zoom = float(page.get_attribute(".sb-canvas", "data-zoom"))
+    page.mouse.wheel(0, -300)  # zoom toward the cursor: the point under it stays put
+    page.wait_for_function("1")  # let the wheel event land
+    assert float(page.get_attribute(".sb-canvas", "data-zoom")) > zoom
+    after = page.evaluate(under)
+    assert abs(after["x"] - before["x"]) < 1 and abs(after["y"] - before["y"]) < 1
+    transform = lambda: page.locator(".sb-viewport").evaluate("e => e.style.transform")  # noqa: E731
+    moved = transform()
+    page.mouse.down(button="middle")  # pan with the middle button
+    page.mouse.move(cx + 100, cy + 80, steps=3)
     page.mouse.up(button="middle")
+    assert transform() != moved
+    moved = transform()
+    page.keyboard.press("Control+0")
+    page.keyboard.down("Space")  # and with Space + drag, even starting on a node (it does not move)
+    page.mouse.move(*centre(page, node_el(page, "agent1")))
+    nodes_before = doc(page)["nodes"]
+    moved = transform()
+    page.mouse.down()
+    page.mouse.move(cx + 20, cy + 20, steps=3)
+    page.mouse.up()
+    page.keyboard.up("Space")
+    assert transform() != moved
+    assert doc(page)["nodes"] == nodes_before
+    # a node type dragged from the palette lands where it is dropped
+    count = len(doc(page)["nodes"])
+    page.drag_and_drop(
+        '.sb-palette [data-add="agent"]', ".sb-canvas", target_position={"x": 300, "y": 60}
+    )
+    assert len(doc(page)["nodes"]) == count + 1
+    page.keyboard.press("Control+z")
     page.keyboard.press("Control+0")  # fit: every node inside the canvas
     inside = page.evaluate(
         """() => { const c = document.querySelector('.sb-canvas').getBoundingClientRect();
@@ -379,6 +412,14 @@ def test_generate_run_history_and_embed(browser, static_site, tmp_path):  # noqa
     page.locator(".sb-history-open").last.click()  # the first run, replayed
     assert page.locator(".sb-scrubber .sb-step").count() == 11
     save_screenshot(page, tmp_path, "builder-serverless-run.png")
+
+    # a Human Input node with a timeout answers itself with its default option
+    page.click(node_el(page, "approval"))
+    page.fill("[data-field=timeout_s]", "1")
+    page.click("[data-run=start]")
+    page.wait_for_selector(".sb-output[data-state=done]", timeout=30_000)
+    assert page.get_attribute(".sb-interrupt", "data-answer") == "approve"
+    assert page.locator(".sb-interrupt button:enabled").count() == 0
 
     # Export → Embed Widget: an iframe snippet whose page is only the chat
     page.click("[data-menu=export]")

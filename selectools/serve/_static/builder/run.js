@@ -94,6 +94,13 @@ export function installRunPanel(app) {
           app.last.nodes.set(event.node, { input: event.input, output: event.output, runId: record.run_id });
           if (event.edge) app.last.edges.set(event.edge, event.output);
         }
+        const asked = output.querySelector(`.sb-interrupt[data-node="${CSS.escape(event.node)}"]:not(.sb-answered)`);
+        if (asked) {
+          // answered here, or by the timeout on the server: the buttons are done either way
+          asked.classList.add("sb-answered");
+          asked.querySelectorAll("button").forEach((b) => (b.disabled = true));
+          asked.dataset.answer = event.port || "";
+        }
         addStep(event);
         break;
       }
@@ -124,7 +131,6 @@ export function installRunPanel(app) {
           box.querySelectorAll("button").forEach((b) => (b.disabled = true));
           try {
             await app.backend.resume({ run_id: runId, node: event.node, option });
-            box.append(h("span", { class: "sb-muted" }, ` → ${option}`));
           } catch (exc) {
             app.toast(exc.message, "error");
           }
