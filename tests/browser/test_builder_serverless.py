@@ -128,7 +128,7 @@ def test_nodes_edges_shortcuts_and_yaml_round_trip(browser, static_site, tmp_pat
         f'{node_el(page, "loop1")} .sb-port.in[data-port="in"]', "class"
     )
     page.click(f'{node_el(page, "agent1")} .sb-port.in[data-port="tools"]')
-    assert "Refused" in page.inner_text(".sb-toasts")
+    assert "Refused: a text output cannot join a tool input" in page.inner_text(".sb-toasts")
     page.click(f'{node_el(page, "loop1")} .sb-port.in[data-port="in"]')
     connect(page, "tool1", "tool", "agent1", "tools")  # a tool joins a tools port
     assert next(n for n in doc(page)["nodes"] if n.get("name") == "agent1")["tools"] == ["tool1"]

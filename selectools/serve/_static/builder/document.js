@@ -135,13 +135,13 @@ export function connectProblem(doc, from, fromPort, to, toPort) {
   const a = nodeById(doc, from);
   const b = nodeById(doc, to);
   if (!a || !b) return "both ends must be nodes of this workflow";
-  if (from === to && a.type !== "loop") return "a node cannot feed itself";
   const out = findPort(a, "out", fromPort);
   const inp = findPort(b, "in", toPort);
   if (!out || !inp) return "no such port";
   if (!portsCompatible(out.type, inp.type)) {
     return `a ${out.type} output cannot join a ${inp.type} input`;
   }
+  if (from === to && a.type !== "loop") return "a node cannot feed itself";
   if (doc.edges.some((e) => e.from === from && e.from_port === fromPort && e.to === to && e.to_port === toPort)) {
     return "those ports are already joined";
   }
