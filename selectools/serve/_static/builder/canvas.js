@@ -383,6 +383,7 @@ function renderCanvas(app) {
   const { doc, els, connecting, selection } = app;
   els.nodes.replaceChildren();
   els.edges.replaceChildren();
+  els.tooltip.hidden = true; // its edge is redrawn: a stale preview would linger
   for (const node of doc.nodes) els.nodes.append(renderNode(app, node, connecting));
   const byId = new Map(doc.nodes.map((n) => [n.id, n]));
   for (const edge of doc.edges) {

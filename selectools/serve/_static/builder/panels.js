@@ -115,9 +115,10 @@ export function renderProperties(app) {
       h("p", { class: "sb-kind" }, "Workflow"),
       h("label", { class: "sb-field" }, h("span", {}, "Name (a Python identifier)"), h("input", { "data-field": "workflow-name", value: app.doc.name })),
       h("p", { class: "sb-muted" }, `${app.doc.nodes.length} nodes · ${app.doc.edges.length} edges`),
-      Object.keys(app.doc.subgraphs || {}).length ? h("p", { class: "sb-muted" }, `Subgraphs: ${Object.keys(app.doc.subgraphs).join(", ")}`) : null,
       h("p", { class: "sb-muted" }, "Click a node or an edge to edit it."),
     );
+    const subgraphs = Object.keys(app.doc.subgraphs || {});
+    if (subgraphs.length) form.append(h("p", { class: "sb-muted" }, `Subgraphs: ${subgraphs.join(", ")} (select a Subgraph node to edit one)`));
     bindEditing(app, form, () => app.doc);
     return;
   }
