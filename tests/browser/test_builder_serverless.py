@@ -320,6 +320,25 @@ def test_nodes_edges_shortcuts_and_yaml_round_trip(browser, static_site, tmp_pat
     page.click("[data-action=export-python]")
     page.wait_for_selector(".sb-toast.sb-error")
     assert "selectools serve --builder" in page.inner_text(".sb-toasts")
+    # a hostile document: markup in names and text stays text, CSS values stay numbers
+    hostile = {
+        "nodes": [
+            {"id": "start", "type": "start", "x": "1px;background:url(https://example.invalid/x)", "y": 0},
+            {"id": "n1", "type": "agent", "name": "<img src=x onerror=window.pwned=2>", "x": 300, "y": 0},
+            {"id": "n2", "type": "note", "text": "[click](javascript:window.pwned=3)", "width": "9;background-image:url(https://example.invalid/x);x:1", "height": 80},
+            {"id": "end", "type": "end", "x": 600, "y": 0},
+        ],
+        "edges": [],
+    }  # fmt: skip
+    page.click("[data-menu=file]")
+    page.click("[data-action=import]")
+    page.fill(".sb-import-text", json.dumps(hostile))
+    page.click("[data-action=import-load]")
+    page.wait_for_selector(".sb-import", state="detached")
+    assert page.locator(".sb-node img, .sb-props img").count() == 0
+    assert page.locator('.sb-note-body a[href^="javascript"]').count() == 0
+    styles = page.locator(".sb-node").evaluate_all("e => e.map(n => n.getAttribute('style'))")
+    assert not any("url(" in s or "fixed" in s for s in styles)
     assert page.evaluate("window.pwned") is None
     assert errors == []
 

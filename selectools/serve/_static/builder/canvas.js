@@ -20,7 +20,8 @@ const ZOOM_MIN = 0.2;
 const ZOOM_MAX = 3;
 
 export function nodeSize(node) {
-  if (node.type === "note") return { w: node.width || 220, h: node.collapsed ? 30 : node.height || 120 };
+  const size = (v, d) => (Number.isFinite(v) && v > 0 ? Math.min(v, 4000) : d);
+  if (node.type === "note") return { w: size(node.width, 220), h: node.collapsed ? 30 : size(node.height, 120) };
   const ports = portsOf(node);
   const rows = Math.max(1, ports.inputs.length, ports.outputs.length);
   return { w: NODE_WIDTH, h: PORT_TOP + rows * PORT_STEP + 10 };

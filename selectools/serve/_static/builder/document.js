@@ -68,8 +68,12 @@ export function normalizeDocument(input) {
     Object.entries(DEFAULTS[node.type] || {}).forEach(([k, v]) => {
       if (node[k] === undefined) node[k] = cloneDoc({ v }).v;
     });
-    if (typeof node.x !== "number") node.x = 60 + 220 * (i % 5);
-    if (typeof node.y !== "number") node.y = 80 + 160 * Math.floor(i / 5);
+    // positions and sizes go into CSS: only finite numbers get there (hostile documents)
+    if (!Number.isFinite(node.x)) node.x = 60 + 220 * (i % 5);
+    if (!Number.isFinite(node.y)) node.y = 80 + 160 * Math.floor(i / 5);
+    for (const [key, fallback] of [["width", 220], ["height", 120]]) {
+      if (node.type === "note" && !Number.isFinite(node[key])) node[key] = fallback;
+    }
   });
   doc.edges.forEach((edge, i) => {
     if (!edge.id) edge.id = `e${i + 1}`;
