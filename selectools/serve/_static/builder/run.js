@@ -202,6 +202,7 @@ export function installRunPanel(app) {
     } catch (exc) {
       if (exc.name !== "AbortError") draw({ type: "error", message: exc.message, node: null }, { live: true });
     }
+    if (mine.signal.aborted && !rec.error && rec.result === null && record === rec) draw({ type: "error", message: "the run was stopped", node: null }, { live: true });
     if (controller === mine) controller = null;
     q('[data-run="stop"]').disabled = true;
     rec.status = rec.error ? "error" : rec.result !== null ? "done" : "stopped";
