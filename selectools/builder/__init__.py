@@ -25,6 +25,7 @@ from ._codegen import to_python
 from ._document import LIMITS, Problem, WorkflowError, check, compatible, validate
 from ._graph import from_graph, to_graph
 from ._pyimport import from_python, layout
+from ._trace import trace_steps
 from ._yaml import from_yaml, to_yaml
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "Problem",
     "WorkflowError",
     "check",
+    "code_view",
     "compatible",
     "example",
     "from_graph",
@@ -45,6 +47,7 @@ __all__ = [
     "to_graph",
     "to_python",
     "to_yaml",
+    "trace_steps",
     "validate",
 ]
 
@@ -85,6 +88,24 @@ def template(name: str) -> dict[str, Any]:
 def example() -> dict[str, Any]:
     """The File → Load Example workflow: every node type in one graph."""
     return _data("example")
+
+
+def code_view(doc: Any) -> dict[str, Any]:
+    """The code panel of a workflow: ``{"python", "yaml", "errors": [{"node", "message"}]}``.
+
+    Graph problems (an unconnected node) are listed and the code is still written;
+    shape problems leave both texts empty.
+    """
+    filled, problems = check(doc)
+    errors = [p.as_dict() for p in problems]
+    python = yaml = ""
+    if not any(p.fatal for p in problems):
+        yaml = to_yaml(filled)
+        try:
+            python = to_python(filled)
+        except WorkflowError as exc:
+            errors.append({"node": exc.node, "message": exc.message})
+    return {"python": python, "yaml": yaml, "errors": errors}
 
 
 def import_text(text: str, format: str = "auto") -> dict[str, Any]:

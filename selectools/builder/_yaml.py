@@ -15,11 +15,24 @@ _LINE_BREAKS = ("\x85", "\u2028", "\u2029")
 
 def to_yaml(doc: dict[str, Any]) -> str:
     """The document as YAML, keys in their order (everything kept: positions, notes, run state)."""
-    import yaml
+    yaml = _pyyaml()
 
     # PyYAML writes NEL and the Unicode line separators raw, then reads them as line breaks
     raw = not _has_line_breaks(doc)
     return str(yaml.safe_dump(doc, sort_keys=False, allow_unicode=raw, width=100))
+
+
+def _pyyaml() -> Any:
+    """PyYAML, or an ImportError that says which extra brings it."""
+    try:
+        import yaml
+    except ImportError:
+        from .._install import install_hint
+
+        raise ImportError(
+            f"workflows in YAML (and the templates) need PyYAML: {install_hint('serve')}"
+        ) from None
+    return yaml
 
 
 def _has_line_breaks(value: Any) -> bool:
@@ -39,7 +52,7 @@ def _has_line_breaks(value: Any) -> bool:
 
 def _node_lines(text: str) -> dict[str, int]:
     """Node id → the line its entry starts on (1-based), for pointing at a bad node."""
-    import yaml
+    yaml = _pyyaml()
 
     lines: dict[str, int] = {}
     try:
@@ -60,7 +73,7 @@ def _node_lines(text: str) -> dict[str, int]:
 
 def from_yaml(text: str) -> dict[str, Any]:
     """A checked workflow from YAML; :class:`WorkflowError` (with ``line``) when it is not one."""
-    import yaml
+    yaml = _pyyaml()
 
     if len(text) > MAX_YAML_CHARS:
         raise WorkflowError(f"the YAML is {len(text)} characters; at most {MAX_YAML_CHARS}")

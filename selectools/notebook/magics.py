@@ -38,6 +38,7 @@ from .status import Status, status
 
 if TYPE_CHECKING:
     from ..serve import ServerHandle
+    from .builder_widget import BuilderWidget
 
 __all__ = ["SelectoolsMagics"]
 
@@ -78,7 +79,7 @@ class SelectoolsMagics(Magics):
     # -- %selectools ----------------------------------------------------------------
     @no_var_expand
     @line_magic
-    def selectools(self, line: str) -> Status | ServerHandle | str | None:
+    def selectools(self, line: str) -> Status | ServerHandle | BuilderWidget | str | None:
         """Show or set the notebook's selectools defaults.
 
         %selectools                                     status: version, provider, model,
@@ -94,6 +95,8 @@ class SelectoolsMagics(Magics):
                                                         streamable HTTP, --detach to stop it)
         %selectools serve AGENT [--port N] [--stop]     serve an agent in the background and
                                                         show its playground (serve_cell)
+        %selectools builder GRAPH                       the visual builder bound to an AgentGraph
+                                                        variable (as GRAPH.edit())
 
         Providers: openai, azure_openai, anthropic, gemini, ollama, local (offline echo), scripted
         (the notebook's ScriptedProvider), auto, or any provider variable.
@@ -101,6 +104,8 @@ class SelectoolsMagics(Magics):
         if line.split(None, 1)[:1] == ["mcp"]:
             self._mcp(line.strip()[3:])
             return None
+        if line.split(None, 1)[:1] == ["builder"]:
+            return self._builder(line.strip()[7:].strip())
         if line.split(None, 1)[:1] == ["serve"]:
             from .serve_cell import serve_line
 
@@ -110,6 +115,20 @@ class SelectoolsMagics(Magics):
             self._apply_settings(line)
         frontend = _frontend.detect(self.shell)
         return status(self.state, self._namespace, os.environ, frontend)
+
+    def _builder(self, name: str) -> BuilderWidget:
+        """``%selectools builder VAR``: the visual builder bound to the graph in VAR."""
+        from ..orchestration import AgentGraph
+        from .builder_widget import BuilderWidget
+
+        with _usage_errors():
+            graph = self._namespace.get(name)
+            if not name.isidentifier() or not isinstance(graph, AgentGraph):
+                raise NotebookUsageError(
+                    f"%selectools builder VAR: {name!r} is not a notebook variable holding an "
+                    "AgentGraph"
+                )
+            return BuilderWidget(graph, var=name, shell=self.shell)
 
     def _mcp(self, rest: str) -> None:
         """``%selectools mcp ...``: attach, detach or list MCP servers (see mcp_attach)."""

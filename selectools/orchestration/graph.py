@@ -420,6 +420,17 @@ class AgentGraph(RichDisplay):
                 "supported: put the generator node in the outer graph"
             )
 
+    # -- the builder -------------------------------------------------------------
+    def edit(self, var: str = "graph", provider: Any = None) -> Any:
+        """In a notebook: the visual builder bound to this graph (edits change it in place).
+
+        ``var`` names the graph in the cells the builder writes; ``provider`` runs its
+        agents in the canvas's Run panel (default: each agent's own).
+        """
+        from ..notebook.builder_widget import edit_graph
+
+        return edit_graph(self, var, provider)
+
     # -- pictures ---------------------------------------------------------------
     def to_mermaid(self) -> str:
         from .render import to_mermaid

@@ -108,8 +108,7 @@ def create_builder_app(
     watch_root = Path(workdir or Path.cwd()).resolve()
     page_csp = {
         **SECURITY_HEADERS,
-        "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
-        f"style-src 'self' 'unsafe-inline'; {frame_ancestors()}",
+        "Content-Security-Policy": f"default-src 'self'; img-src 'self' data:; {frame_ancestors()}",
     }
 
     # -- sign-in ------------------------------------------------------------------------
@@ -287,16 +286,7 @@ def create_builder_app(
 
     async def code(request: Request) -> Response:
         body = await body_of(request, "workflow")
-        filled, problems = wf.check(body["workflow"])
-        errors = [p.as_dict() for p in problems]
-        python = yaml = ""
-        if not any(p.fatal for p in problems):
-            yaml = wf.to_yaml(filled)
-            try:
-                python = wf.to_python(filled)
-            except wf.WorkflowError as exc:
-                errors.append({"node": exc.node, "message": exc.message})
-        return ok({"python": python, "yaml": yaml, "errors": errors})
+        return ok(wf.code_view(body["workflow"]))
 
     async def import_route(request: Request) -> Response:
         body = await body_of(request, "text")
@@ -412,7 +402,10 @@ def create_builder_app(
 
     async def trace(request: Request) -> Response:
         body = await body_of(request, "trace_json")
-        return ok({"steps": _trace_steps(body["trace_json"])})
+        try:
+            return ok({"steps": wf.trace_steps(body["trace_json"])})
+        except ValueError as exc:
+            raise BadRequest(str(exc), code="invalid_trace") from None
 
     api = {
         "/builder/api/health": (health, "GET"),
@@ -509,39 +502,6 @@ def _watch_event(target: Path) -> dict[str, Any]:
         return {"type": "workflow", "workflow": wf.from_python(text)}
     except wf.WorkflowError as exc:
         return {"type": "error", "message": exc.message, "line": exc.line}
-
-
-def _trace_steps(given: Any) -> list[dict[str, Any]]:
-    """A saved trace (``trace_to_json``) as run events, for the scrubber and timeline."""
-    from ..trace import AgentTrace, StepType
-
-    try:
-        data = json.loads(given) if isinstance(given, str) else given
-        if isinstance(given, str) and len(given) > MAX_BODY:
-            raise ValueError("too large")
-        saved = AgentTrace.from_dict(data)
-    except (ValueError, TypeError, KeyError, AttributeError) as exc:
-        raise BadRequest(
-            f"that is not a trace_to_json(...) output ({type(exc).__name__}): paste the whole JSON",
-            code="invalid_trace",
-        ) from None
-    origin = min((s.started_at for s in saved.steps), default=0.0)
-    steps: list[dict[str, Any]] = []
-    for step in saved.steps:
-        node = step.node_name or step.model or step.type.value
-        if step.type is StepType.TOOL_EXECUTION:
-            steps.append({
-                "type": "tool_call", "node": node, "tool": step.tool_name or "", "args": step.tool_args or {},
-                "result": step.result or "", "ms": round(step.duration_ms, 1),
-            })  # fmt: skip
-        elif step.type in (StepType.LLM_CALL, StepType.GRAPH_NODE_END):
-            steps.append({
-                "type": "node_end", "node": node, "step": len([s for s in steps if s["type"] == "node_end"]),
-                "t0": round(step.started_at - origin, 4), "t1": round(step.ended_at - origin, 4),
-                "tokens": step.prompt_tokens + step.completion_tokens, "cost_usd": step.cost_usd,
-                "input": "", "output": step.summary, "port": "out", "edge": None,
-            })  # fmt: skip
-    return steps
 
 
 _FORMAT = (

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator
@@ -74,20 +75,24 @@ class BuilderRuns:
         self.provider = provider
         self.force_provider = force_provider
         self._runs: OrderedDict[str, _Run] = OrderedDict()
+        self._lock = threading.Lock()  # a notebook runs each run on its own thread
 
     def _remember(self, run_id: str, run: _Run) -> None:
-        self._runs[run_id] = run
-        while len(self._runs) > MAX_RUNS:
-            self._runs.popitem(last=False)
+        with self._lock:
+            self._runs[run_id] = run
+            while len(self._runs) > MAX_RUNS:
+                self._runs.popitem(last=False)
 
     def _previous(self, run_id: Any) -> _Run:
-        if not isinstance(run_id, str) or run_id not in self._runs:
+        with self._lock:
+            found = self._runs.get(run_id) if isinstance(run_id, str) else None
+        if found is None:
             raise BadRequest(
                 f"no run {str(run_id)[:40]!r} here (the server keeps the last {MAX_RUNS} runs)",
                 status=404,
                 code="unknown_run",
             )
-        return self._runs[run_id]
+        return found
 
     def resume(self, run_id: Any, node: Any, option: Any) -> None:
         """Answer the Human Input question of ``node`` in run ``run_id``."""
@@ -102,8 +107,7 @@ class BuilderRuns:
         future, options = waiting
         if option not in options:
             raise BadRequest(f"answer one of {options}", code="invalid_option")
-        if not future.done():
-            future.set_result(option)
+        future.get_loop().call_soon_threadsafe(_answer, future, option)
 
     def prepare(self, body: Any) -> _Request:
         """The checked request (BadRequest before any event is sent)."""
@@ -272,6 +276,12 @@ class BuilderRuns:
             finally:
                 if stream is None or stream is not source:
                     await source.aclose()  # type: ignore[attr-defined]
+
+
+def _answer(future: asyncio.Future[str], option: str) -> None:
+    """Set the answer on the run's own event loop (a notebook answers from another thread)."""
+    if not future.done():
+        future.set_result(option)
 
 
 def _fixed_outputs(doc: dict[str, Any], previous: _Run | None) -> dict[str, str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 import subprocess
@@ -432,3 +433,31 @@ def test_only_toolbox_tools_can_be_named():
     assert any("selectools.toolbox" in p.message for p in problems)
     with pytest.raises(ValueError, match=r"selectools\.toolbox"):
         to_graph(doc, provider=ScriptedProvider(default="x"))
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | TEXT,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(TEXT, inner, max_size=4),
+    max_leaves=30,
+)
+FIELDS = st.sampled_from(["id", "type", "name", "from", "to", "from_port", "to_port", "options",
+                          "tools", "graph", "max_iterations", "timeout_s", "condition", "x"])  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.fixed_dictionaries(
+        {"nodes": st.lists(st.dictionaries(FIELDS, JSON | st.sampled_from(["start", "agent", "hitl", "end", "a"])), max_size=5),
+         "edges": st.lists(st.dictionaries(FIELDS, JSON | st.sampled_from(["start", "a", "out", "in"])), max_size=5),
+         "subgraphs": JSON | st.just({})}
+    )
+)  # fmt: skip
+def test_hostile_documents_get_a_workflow_error_and_nothing_else(doc):
+    filled, problems = check(doc)
+    if any(p.fatal for p in problems):
+        with pytest.raises(WorkflowError):
+            validate(doc)
+    else:
+        assert from_yaml(to_yaml(filled)) == filled
+        with contextlib.suppress(WorkflowError):  # a name the script uses itself
+            to_python(filled)
