@@ -489,6 +489,13 @@ def test_dark_theme_and_copilot_message(browser, static_site, tmp_path):  # noqa
         "document.querySelector('.sb-watch-status').textContent.includes('serve --builder')"
     )
     save_screenshot(dark, tmp_path, "builder-serverless-dark.png")
+    # the run history stays bounded in runs and in bytes, newest first
+    kept = dark.evaluate(
+        """async () => { const h = await import("./history.js");
+        for (let i = 0; i < 60; i++) h.saveRun({ id: `r${i}`, prompt: `${i}`.padEnd(i < 55 ? 10 : 400000, ".") });
+        return [h.loadHistory().map(r => r.id), localStorage.getItem("selectools.builder.history.v1").length]; }"""
+    )
+    assert kept[0][0] == "r59" and len(kept[0]) < 50 and kept[1] <= 1_500_000
     light.close()
     dark.close()
     assert errors == []
