@@ -492,10 +492,13 @@ def test_dark_theme_and_copilot_message(browser, static_site, tmp_path):  # noqa
     # the run history stays bounded in runs and in bytes, newest first
     kept = dark.evaluate(
         """async () => { const h = await import("./history.js");
-        for (let i = 0; i < 60; i++) h.saveRun({ id: `r${i}`, prompt: `${i}`.padEnd(i < 55 ? 10 : 400000, ".") });
-        return [h.loadHistory().map(r => r.id), localStorage.getItem("selectools.builder.history.v1").length]; }"""
+        for (let i = 0; i < 60; i++) h.saveRun({ id: `r${i}`, prompt: "small" });
+        const byCount = h.loadHistory().length;
+        for (let i = 60; i < 65; i++) h.saveRun({ id: `r${i}`, prompt: "".padEnd(400000, ".") });
+        return [byCount, h.loadHistory().map(r => r.id), localStorage.getItem("selectools.builder.history.v1").length]; }"""
     )
-    assert kept[0][0] == "r59" and len(kept[0]) < 50 and kept[1] <= 1_500_000
+    assert kept[0] == 50  # at most 50 runs
+    assert kept[1][0] == "r64" and len(kept[1]) < 50 and kept[2] <= 1_500_000  # and 1.5 MB
     light.close()
     dark.close()
     assert errors == []
