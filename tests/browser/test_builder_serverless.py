@@ -471,6 +471,35 @@ def test_dark_theme_and_copilot_message(browser, static_site, tmp_path):  # noqa
     dark.click("[data-run=copilot]")
     dark.wait_for_selector(".sb-copilot-log .sb-error")
     assert "selectools serve --builder" in dark.inner_text(".sb-copilot-log")
+    # a Subgraph node's mock run walks its graph
+    nested = {
+        "name": "outer",
+        "nodes": [
+            {"id": "start", "type": "start"}, {"id": "s", "type": "subgraph", "name": "sub", "graph": "inner"},
+            {"id": "end", "type": "end"},
+        ],
+        "edges": [
+            {"from": "start", "from_port": "out", "to": "s", "to_port": "in"},
+            {"from": "s", "from_port": "out", "to": "end", "to_port": "in"},
+        ],
+        "subgraphs": {"inner": {
+            "name": "inner",
+            "nodes": [{"id": "start", "type": "start"}, {"id": "a", "type": "agent", "name": "helper"}, {"id": "end", "type": "end"}],
+            "edges": [
+                {"from": "start", "from_port": "out", "to": "a", "to_port": "in"},
+                {"from": "a", "from_port": "out", "to": "end", "to_port": "in"},
+            ],
+        }},
+    }  # fmt: skip
+    dark.click("[data-menu=file]")
+    dark.click("[data-action=import]")
+    dark.fill(".sb-import-text", json.dumps(nested))
+    dark.click("[data-action=import-load]")
+    dark.fill(".sb-run-prompt", "deep")
+    dark.click("[data-run=start]")
+    dark.wait_for_selector(".sb-output[data-state=done]", timeout=20_000)
+    assert dark.get_attribute(".sb-output", "data-result") == "[helper] mock reply to: deep"
+
     # Stop ends a run (here while it waits at the Human Input question)
     dark.click("[data-action=ai]")
     dark.fill(".sb-ai-text", "ask a human to approve")
