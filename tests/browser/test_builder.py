@@ -198,6 +198,10 @@ def test_templates_code_export_and_import(browser, tmp_path, monkeypatch):  # no
         page.click("[data-run=copilot]")
         wait_js(page, "selectoolsBuilder.getDocument().name === 'ai_edited'")
         assert "Renamed the workflow." in page.inner_text(".sb-copilot-log")
+        # without a session the page is the sign-in again (never serverless mode on a server)
+        context.clear_cookies()
+        page.reload()
+        page.wait_for_url("**/login")
         assert errors == []
         context.close()
 

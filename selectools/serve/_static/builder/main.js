@@ -14,8 +14,12 @@ async function chooseBackend() {
   try {
     await http.health();
     return http;
-  } catch {
-    return serverlessBackend();
+  } catch (exc) {
+    if (exc.status === 401) {
+      location.assign("/login"); // a builder server whose session ended: sign in again
+      return new Promise(() => {});
+    }
+    return serverlessBackend(); // no builder API here: a static host
   }
 }
 
