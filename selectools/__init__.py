@@ -171,10 +171,24 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
 def _views(qualname: str) -> _display.Renderers | None:
-    """The view table's row for a type (``selectools._view`` is imported on the first display)."""
+    """The view table's row for a type (``selectools._view`` is imported on the first display).
+
+    ``AgentGraph`` also gets its ``"editor"``: ``graph.edit()`` reaches the notebook's builder
+    widget through this port, as the core may not import the notebook package.
+    """
     from ._view import lookup
 
-    return lookup(qualname)
+    row = lookup(qualname)
+    if row is not None and qualname == "selectools.orchestration.graph.AgentGraph":
+        return {**row, "editor": _builder_editor}
+    return row
+
+
+def _builder_editor(graph: Any, var: str = "graph", provider: Any = None) -> Any:
+    """``AgentGraph.edit()``: the visual builder bound to ``graph`` (``selectools.notebook``)."""
+    from .notebook.builder_widget import edit_graph
+
+    return edit_graph(graph, var, provider)
 
 
 _display.install(_views)  # the one wiring point: core types reach their views through the port

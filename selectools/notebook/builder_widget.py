@@ -249,8 +249,9 @@ class BuilderWidget(anywidget.AnyWidget):
             text = graph_cell_text(doc, self.var)
         else:
             text = python_cell_text(doc, self.var)
-        if self.shell is not None:
+        if self.shell is not None:  # JupyterLab adds it below the next cell run (an execute reply)
             self.shell.set_next_input(text, replace=False)
+        self.send({"kind": "inserted", "format": form, "text": text})  # the canvas may copy it
         return text
 
     def _reply(self, call_id: str, result: Any = None, error: dict[str, Any] | None = None) -> None:

@@ -427,9 +427,9 @@ class AgentGraph(RichDisplay):
         ``var`` names the graph in the cells the builder writes; ``provider`` runs its
         agents in the canvas's Run panel (default: each agent's own).
         """
-        from ..notebook.builder_widget import edit_graph
+        from .._display import render  # the notebook's widget, through the display port
 
-        return edit_graph(self, var, provider)
+        return render(self, "editor", var, provider)
 
     # -- pictures ---------------------------------------------------------------
     def to_mermaid(self) -> str:

@@ -111,7 +111,9 @@ def test_inserted_cells_rebuild_the_same_graph(shell, monkeypatch):
     cells: list[str] = []
     monkeypatch.setattr(shell, "set_next_input", lambda text, replace=False: cells.append(text))
     widget = BuilderWidget(graph, var="flow", shell=shell)
+    sent = Sent(widget)
     python = widget.insert_cell("python")
+    assert sent.messages == [{"kind": "inserted", "format": "python", "text": python}]
     namespace: dict = {}
     exec(
         compile(python, "<cell>", "exec"), namespace
