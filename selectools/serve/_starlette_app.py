@@ -298,8 +298,10 @@ def build_app(
         if name not in {"playground.js", "playground.css", "sse.js"}:
             return error_response(404, "not_found", f"no asset {name!r}")
         suffix = name[name.rfind(".") :]
+        # the SSE reader is the builder's module too; it lives in the builder's folder
+        path = "builder/sse.js" if name == "sse.js" else name
         return Response(
-            static_text(name), media_type=STATIC_TYPES[suffix], headers=SECURITY_HEADERS
+            static_text(path), media_type=STATIC_TYPES[suffix], headers=SECURITY_HEADERS
         )
 
     async def root(request: Request) -> Response:

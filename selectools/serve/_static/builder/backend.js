@@ -2,6 +2,8 @@
 // object `mountBuilder` expects. Runs and file watching are SSE over POST, read from
 // the fetch body, so a request can carry a workflow and be cancelled with an AbortSignal.
 
+import { sseData } from "./sse.js";
+
 export const NEEDS_SERVER = "needs the builder server: run `selectools serve --builder`";
 
 /** A failed backend call: `message`, and the server's `code` and `line` when it sent them. */
@@ -29,33 +31,17 @@ async function failure(response) {
   });
 }
 
-/** Feed each `data:` payload of an SSE body to `onEvent` (parsed JSON) until `[DONE]`. */
+/** Feed each event of an SSE body to `onEvent` (parsed JSON) until `[DONE]`; malformed events are skipped. */
 export async function readEventStream(response, onEvent) {
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    let cut;
-    while ((cut = buffer.search(/\r?\n\r?\n/)) >= 0) {
-      const block = buffer.slice(0, cut);
-      buffer = buffer.slice(cut).replace(/^\r?\n\r?\n/, "");
-      const data = block
-        .split(/\r?\n/)
-        .filter((l) => l.startsWith("data:"))
-        .map((l) => l.slice(5).replace(/^ /, ""))
-        .join("\n");
-      if (!data) continue;
-      if (data === "[DONE]") return;
-      try {
-        onEvent(JSON.parse(data));
-      } catch (exc) {
-        if (exc instanceof SyntaxError) continue; // a malformed event is skipped, the stream goes on
-        throw exc;
-      }
+  for await (const data of sseData(response)) {
+    if (data === "[DONE]") return;
+    let event;
+    try {
+      event = JSON.parse(data);
+    } catch {
+      continue;
     }
+    onEvent(event);
   }
 }
 

@@ -20,7 +20,8 @@ const ZOOM_MIN = 0.2;
 const ZOOM_MAX = 3;
 
 export function nodeSize(node) {
-  if (node.type === "note") return { w: node.width || 220, h: node.collapsed ? 30 : node.height || 120 };
+  const size = (v, d) => (Number.isFinite(v) && v > 0 ? Math.min(v, 4000) : d);
+  if (node.type === "note") return { w: size(node.width, 220), h: node.collapsed ? 30 : size(node.height, 120) };
   const ports = portsOf(node);
   const rows = Math.max(1, ports.inputs.length, ports.outputs.length);
   return { w: NODE_WIDTH, h: PORT_TOP + rows * PORT_STEP + 10 };
@@ -62,6 +63,7 @@ const LAYOUT = `
   <span class="sb-status"></span>
 </header>
 <div class="sb-banner" hidden></div>
+<div class="sb-crumb" hidden></div>
 <div class="sb-main">
   <aside class="sb-left"><h3>Add nodes</h3><div class="sb-palette"></div>
     <h3>Tips</h3>
@@ -114,6 +116,7 @@ export function mountBuilder(root, backend, options = {}) {
     last: { nodes: new Map(), edges: new Map(), runId: null, prompt: "" },
     serverless: backend.kind === "serverless",
     listeners: [],
+    stack: [], // subgraphs being edited: [{parent, graph, undo, before}], innermost last
     els: {
       canvas: $(".sb-canvas"), viewport: $(".sb-viewport"), edges: $(".sb-edges"), nodes: $(".sb-nodes"),
       props: $(".sb-props"), tooltip: $(".sb-tooltip"), toasts: $(".sb-toasts"), status: $(".sb-status"),
@@ -127,9 +130,46 @@ export function mountBuilder(root, backend, options = {}) {
     setTimeout(() => el.remove(), kind === "error" ? 8000 : 4000);
   };
   app.render = () => renderCanvas(app);
+  /** The whole document (the canvas may show one of its subgraphs). */
+  app.rootDoc = () => {
+    if (app.stack.length) app.stack[app.stack.length - 1].parent.subgraphs[app.stack[app.stack.length - 1].graph] = app.doc;
+    return JSON.parse(JSON.stringify(app.stack.length ? app.stack[0].parent : app.doc));
+  };
   app.notify = () => {
     app.codeChanged();
-    options.onChange?.(app.doc);
+    options.onChange?.(app.rootDoc());
+  };
+  /** Edit the graph a Subgraph node runs (created empty when the document has none by that name). */
+  app.openSubgraph = (id) => {
+    const node = nodeById(app.doc, id);
+    const graph = node && String(node.graph || "").trim();
+    if (!graph) return app.toast("Give the node a graph name first", "error");
+    const before = JSON.stringify(app.doc);
+    if (!app.doc.subgraphs[graph]) app.doc.subgraphs[graph] = emptyDocument(graph);
+    app.stack.push({ parent: app.doc, graph, undo: app.undo, before });
+    app.doc = normalizeDocument(app.doc.subgraphs[graph]);
+    app.doc.name = graph;
+    app.undo = new UndoStack();
+    app.selection = null;
+    showCrumb(app);
+    app.render();
+    renderProperties(app);
+    app.fit();
+    app.notify();
+  };
+  app.closeSubgraph = () => {
+    const frame = app.stack.pop();
+    if (!frame) return;
+    frame.parent.subgraphs[frame.graph] = app.doc;
+    app.doc = frame.parent;
+    app.undo = frame.undo;
+    app.undo.record(JSON.parse(frame.before)); // one undo step for the whole subgraph edit
+    app.selection = null;
+    showCrumb(app);
+    app.render();
+    renderProperties(app);
+    app.fit();
+    app.notify();
   };
   /** Apply `mutate(doc)` as one undoable edit; a thrown error is shown and nothing changes. */
   app.change = (mutate, { props = true } = {}) => {
@@ -149,6 +189,7 @@ export function mountBuilder(root, backend, options = {}) {
   };
   app.setDocument = (doc, { record = true, fit = true, silent = false } = {}) => {
     const next = normalizeDocument(doc);
+    while (app.stack.length) app.closeSubgraph(); // a new document replaces the whole one
     if (record) app.undo.record(app.doc);
     app.doc = next;
     app.selection = null;
@@ -269,7 +310,7 @@ export function mountBuilder(root, backend, options = {}) {
 
   return {
     app,
-    getDocument: () => JSON.parse(JSON.stringify(app.doc)),
+    getDocument: () => app.rootDoc(),
     setDocument: (doc, opts) => app.setDocument(doc, opts),
     fit: () => app.fit(),
     destroy: () => {
@@ -277,6 +318,19 @@ export function mountBuilder(root, backend, options = {}) {
       root.replaceChildren();
     },
   };
+}
+
+function showCrumb(app) {
+  const crumb = app.root.querySelector(".sb-crumb");
+  const frame = app.stack[app.stack.length - 1];
+  crumb.hidden = !frame;
+  crumb.replaceChildren();
+  if (frame) {
+    crumb.append(
+      h("button", { type: "button", "data-action": "close-subgraph", onclick: () => app.closeSubgraph() }, `← Back to ${frame.parent.name}`),
+      ` Editing subgraph “${frame.graph}”: its START receives the Subgraph node's input; what reaches its END is the node's output.`,
+    );
+  }
 }
 
 function restore(app, doc) {
@@ -297,11 +351,29 @@ function buildPalette(app) {
     button.addEventListener("click", () => {
       const rect = app.els.canvas.getBoundingClientRect();
       const centre = app.toWorld(rect.left + rect.width / 2, rect.top + rect.height / 2);
-      const n = app.doc.nodes.length;
-      app.addNodeAt(meta.type, centre.x - NODE_WIDTH / 2 + (n % 5) * 16, centre.y - 40 + (n % 5) * 16);
+      const spot = freeSpot(app.doc, centre.x - NODE_WIDTH / 2, centre.y - 60, meta.type);
+      app.addNodeAt(meta.type, spot.x, spot.y);
     });
     app.els.palette.append(button);
   }
+}
+
+/** The first place near (x, y), scanning a grid, where a new node overlaps no other. */
+function freeSpot(doc, x, y, type) {
+  const size = nodeSize({ type, options: ["a", "b"], width: 220, height: 120 });
+  const clear = (cx, cy) =>
+    doc.nodes.every((n) => {
+      const s = nodeSize(n);
+      return cx + size.w + 20 <= n.x || n.x + s.w + 20 <= cx || cy + size.h + 20 <= n.y || n.y + s.h + 20 <= cy;
+    });
+  for (let ring = 0; ring < 8; ring += 1) {
+    for (const [i, j] of [[0, 0], [0, 1], [1, 0], [1, 1], [0, -1], [-1, 0], [1, -1], [-1, 1], [-1, -1]]) {
+      const cx = x + i * ring * 210;
+      const cy = y + j * ring * 140;
+      if (clear(cx, cy)) return { x: cx, y: cy };
+    }
+  }
+  return { x: x + 20, y: y + 20 };
 }
 
 function lastOutputOfEdge(app, edge) {
@@ -312,6 +384,7 @@ function renderCanvas(app) {
   const { doc, els, connecting, selection } = app;
   els.nodes.replaceChildren();
   els.edges.replaceChildren();
+  els.tooltip.hidden = true; // its edge is redrawn: a stale preview would linger
   for (const node of doc.nodes) els.nodes.append(renderNode(app, node, connecting));
   const byId = new Map(doc.nodes.map((n) => [n.id, n]));
   for (const edge of doc.edges) {

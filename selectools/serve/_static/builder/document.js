@@ -68,8 +68,12 @@ export function normalizeDocument(input) {
     Object.entries(DEFAULTS[node.type] || {}).forEach(([k, v]) => {
       if (node[k] === undefined) node[k] = cloneDoc({ v }).v;
     });
-    if (typeof node.x !== "number") node.x = 60 + 220 * (i % 5);
-    if (typeof node.y !== "number") node.y = 80 + 160 * Math.floor(i / 5);
+    // positions and sizes go into CSS: only finite numbers get there (hostile documents)
+    if (!Number.isFinite(node.x)) node.x = 60 + 220 * (i % 5);
+    if (!Number.isFinite(node.y)) node.y = 80 + 160 * Math.floor(i / 5);
+    for (const [key, fallback] of [["width", 220], ["height", 120]]) {
+      if (node.type === "note" && !Number.isFinite(node[key])) node[key] = fallback;
+    }
   });
   doc.edges.forEach((edge, i) => {
     if (!edge.id) edge.id = `e${i + 1}`;
@@ -135,13 +139,13 @@ export function connectProblem(doc, from, fromPort, to, toPort) {
   const a = nodeById(doc, from);
   const b = nodeById(doc, to);
   if (!a || !b) return "both ends must be nodes of this workflow";
-  if (from === to && a.type !== "loop") return "a node cannot feed itself";
   const out = findPort(a, "out", fromPort);
   const inp = findPort(b, "in", toPort);
   if (!out || !inp) return "no such port";
   if (!portsCompatible(out.type, inp.type)) {
     return `a ${out.type} output cannot join a ${inp.type} input`;
   }
+  if (from === to && a.type !== "loop") return "a node cannot feed itself";
   if (doc.edges.some((e) => e.from === from && e.from_port === fromPort && e.to === to && e.to_port === toPort)) {
     return "those ports are already joined";
   }
@@ -155,6 +159,13 @@ export function connect(doc, from, fromPort, to, toPort, condition = "") {
   if (problem) throw new Error(problem);
   const edge = { id: freshId(doc, "e"), from, from_port: fromPort, to, to_port: toPort, condition };
   doc.edges.push(edge);
+  const tool = nodeById(doc, from);
+  const agent = nodeById(doc, to);
+  if (tool.type === "agent_tool" && toPort === "tools" && tool.name) {
+    // an agent gets the tools its list names: wiring a tool in names it there too
+    agent.tools = Array.isArray(agent.tools) ? agent.tools : [];
+    if (!agent.tools.includes(tool.name)) agent.tools.push(tool.name);
+  }
   return edge;
 }
 

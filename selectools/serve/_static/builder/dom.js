@@ -9,6 +9,7 @@ export function h(tag, attrs = {}, ...children) {
     if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
     else if (key === "dataset") Object.assign(el.dataset, value);
     else if (key === "value") el.value = value;
+    else if (key === "style") el.style.cssText = value; // CSSOM: allowed without CSP 'unsafe-inline'
     else el.setAttribute(key, value === true ? "" : String(value));
   }
   for (const child of children.flat()) {

@@ -18,6 +18,16 @@ export function mountEmbed(root, backend, graphParam) {
   const input = h("input", { class: "sb-chat-input", placeholder: "Type a message" });
   const send = h("button", { type: "button", class: "sb-primary sb-chat-send" }, "Send");
   root.replaceChildren(h("div", { class: "sb-chat" }, h("div", { class: "sb-chat-head" }, doc.name), log, h("div", { class: "sb-row" }, input, send)));
+  const question = (event, runId) => {
+    const box = h("div", { class: "sb-msg sb-bot sb-interrupt" }, event.prompt || "Choose an option", h("br"));
+    for (const option of event.options || []) {
+      box.append(h("button", { type: "button", dataset: { option }, onclick: async () => {
+        box.querySelectorAll("button").forEach((b) => (b.disabled = true));
+        await backend.resume({ run_id: runId, node: event.node, option }).catch((exc) => box.append(` (${exc.message})`));
+      } }, option), " ");
+    }
+    return box;
+  };
   const ask = async () => {
     const prompt = input.value.trim();
     if (!prompt) return;
@@ -28,8 +38,11 @@ export function mountEmbed(root, backend, graphParam) {
     log.append(answer);
     let streamed = "";
     try {
+      let runId = null;
       await backend.run({ workflow: doc, prompt }, (event) => {
-        if (event.type === "chunk") answer.textContent = streamed += event.content;
+        if (event.type === "run_start") runId = event.run_id;
+        else if (event.type === "interrupt") log.insertBefore(question(event, runId), answer);
+        else if (event.type === "chunk") answer.textContent = streamed += event.content;
         else if (event.type === "node_start") answer.textContent = streamed = "";
         else if (event.type === "result") answer.textContent = event.content;
         else if (event.type === "error") {

@@ -39,11 +39,11 @@ export function clearHistory() {
   }
 }
 
-/** Runs whose prompt, result, workflow name or status contain `query` (case-insensitive). */
+/** Runs whose prompt, result, error, workflow name, status or kind contain `query` (case-insensitive). */
 export function searchHistory(runs, query) {
   const q = query.trim().toLowerCase();
   if (!q) return runs;
-  return runs.filter((r) => [r.prompt, r.result, r.workflow?.name, r.status].some((v) => String(v || "").toLowerCase().includes(q)));
+  return runs.filter((r) => [r.prompt, r.result, r.error, r.workflow?.name, r.status, r.kind].some((v) => String(v || "").toLowerCase().includes(q)));
 }
 
 export function historyJsonl(runs) {

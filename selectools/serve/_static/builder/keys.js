@@ -11,7 +11,8 @@ const mod = (ev) => ev.ctrlKey || ev.metaKey;
 export const SHORTCUTS = [
   ["Ctrl+Z / Cmd+Z", "Undo", (ev) => mod(ev) && !ev.shiftKey && ev.key.toLowerCase() === "z", (app) => app.undoEdit()],
   ["Ctrl+Y / Cmd+Y (or Ctrl+Shift+Z)", "Redo", (ev) => mod(ev) && (ev.key.toLowerCase() === "y" || (ev.shiftKey && ev.key.toLowerCase() === "z")), (app) => app.redoEdit()],
-  ["Ctrl+C / Cmd+C", "Copy the selected node", (ev) => mod(ev) && ev.key.toLowerCase() === "c", (app) => app.copy()],
+  // Ctrl+C leaves selected page text (run output, code) to the browser's own copy
+  ["Ctrl+C / Cmd+C", "Copy the selected node", (ev) => mod(ev) && ev.key.toLowerCase() === "c" && !ev.view?.getSelection()?.toString(), (app) => app.copy()],
   ["Ctrl+V / Cmd+V", "Paste the copied node", (ev) => mod(ev) && ev.key.toLowerCase() === "v", (app) => app.paste()],
   ["Del / Backspace", "Delete the selected node or edge", (ev) => !mod(ev) && (ev.key === "Delete" || ev.key === "Backspace"), (app) => app.deleteSelection()],
   ["Esc", "Cancel a connection, deselect, close a dialog", (ev) => ev.key === "Escape", (app) => app.escape()],

@@ -51,7 +51,8 @@ export function generateFromKeywords(description) {
   if (REVIEW.test(text)) {
     const target = tail.id === "start" ? link(agent({ name: "writer", system_prompt: "Write the answer." })) : doc.nodes.find((n) => n.id === tail.id);
     const reviewer = link(agent({ name: "reviewer", system_prompt: "Review the draft. Say APPROVED when it is good, otherwise list what to fix." }));
-    const loop = addNode(doc, "loop", place(), 200, { name: "review_loop", max_iterations: 3, exit_condition: "approved" });
+    // below the reviewer, so the body edge back to the draft reads as a loop
+    const loop = addNode(doc, "loop", reviewer.x, 380, { name: "review_loop", max_iterations: 3, exit_condition: "approved" });
     connect(doc, reviewer.id, "out", loop.id, "in");
     connect(doc, loop.id, "body", target.id, "in");
     tail = { id: loop.id, port: "done" };

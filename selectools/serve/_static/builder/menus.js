@@ -10,7 +10,8 @@ import { generateFromKeywords } from "./keywords.js";
 import { openModal } from "./panels.js";
 
 function errorText(exc) {
-  return exc.line ? `Line ${exc.line}: ${exc.message}` : exc.message;
+  if (!exc.line || /^line \d+/i.test(exc.message)) return exc.message;
+  return `Line ${exc.line}: ${exc.message}`;
 }
 
 export function installMenus(app) {
@@ -123,7 +124,7 @@ const ACTIONS = {
       app.watching = null;
       status.textContent = "Stopped.";
     };
-    modal.body.append(h("p", {}, "The canvas reloads every time the file is saved."), path, h("div", { class: "sb-row" }, h("button", { type: "button", class: "sb-primary", "data-action": "watch-start", onclick: start }, "Watch"), h("button", { type: "button", onclick: stop }, "Stop")), status);
+    modal.body.append(h("p", {}, "The canvas reloads every time the file is saved."), path, h("div", { class: "sb-row" }, h("button", { type: "button", class: "sb-primary", "data-action": "watch-start", onclick: start }, "Watch"), h("button", { type: "button", "data-action": "watch-stop", onclick: stop }, "Stop")), status);
   },
   ai: (app) => {
     const modal = openModal(app, "✨ Generate a workflow", "sb-ai");
@@ -151,16 +152,16 @@ const ACTIONS = {
   "export-python": async (app) => {
     if (app.serverless) throw new Error(`Python export ${NEEDS_SERVER}`);
     const code = await app.freshCode();
-    download(`${app.doc.name || "workflow"}.py`, code.python, "text/x-python");
+    download(`${app.rootDoc().name || "workflow"}.py`, code.python, "text/x-python");
   },
   "export-yaml": async (app) => {
     const code = await app.freshCode();
-    download(`${app.doc.name || "workflow"}.yaml`, code.yaml, "application/yaml");
+    download(`${app.rootDoc().name || "workflow"}.yaml`, code.yaml, "application/yaml");
   },
   embed: (app) => {
     const modal = openModal(app, "Embed Widget", "sb-embed");
     const base = app.options.embedBase || `${location.origin}/builder`;
-    const src = `${base}?embed=1&graph=${encodeGraph(app.doc)}`;
+    const src = `${base}?embed=1&graph=${encodeGraph(app.rootDoc())}`;
     const snippet = `<iframe src="${src}"\n        width="400" height="600" frameborder="0"></iframe>`;
     const area = h("textarea", { class: "sb-embed-snippet", rows: 5, readonly: true, value: snippet });
     modal.body.append(

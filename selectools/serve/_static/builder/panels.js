@@ -45,7 +45,7 @@ function fieldInput(app, node, [key, kind = "text", choices]) {
   else if (kind === "select") input = h("select", attrs, choices.map((c) => h("option", { value: c, selected: c === (value ?? "") }, c || "(server default)")));
   else if (kind === "graph") {
     const list = `sb-graphs-${Math.random().toString(36).slice(2)}`;
-    input = h("span", {}, h("input", { ...attrs, list, value: value ?? "" }), h("datalist", { id: list }, Object.keys(app.doc.subgraphs || {}).map((g) => h("option", { value: g }))));
+    input = h("span", {}, h("input", { ...attrs, list, value: value ?? "" }), h("datalist", { id: list }, Object.keys(app.rootDoc().subgraphs || {}).map((g) => h("option", { value: g }))));
   } else input = h("input", { ...attrs, value: value ?? "" });
   return h("label", { class: "sb-field" }, h("span", {}, label(key)), input, h("small", { class: "sb-field-error", "data-error-for": key }));
 }
@@ -115,9 +115,10 @@ export function renderProperties(app) {
       h("p", { class: "sb-kind" }, "Workflow"),
       h("label", { class: "sb-field" }, h("span", {}, "Name (a Python identifier)"), h("input", { "data-field": "workflow-name", value: app.doc.name })),
       h("p", { class: "sb-muted" }, `${app.doc.nodes.length} nodes · ${app.doc.edges.length} edges`),
-      Object.keys(app.doc.subgraphs || {}).length ? h("p", { class: "sb-muted" }, `Subgraphs: ${Object.keys(app.doc.subgraphs).join(", ")}`) : null,
       h("p", { class: "sb-muted" }, "Click a node or an edge to edit it."),
     );
+    const subgraphs = Object.keys(app.doc.subgraphs || {});
+    if (subgraphs.length) form.append(h("p", { class: "sb-muted" }, `Subgraphs: ${subgraphs.join(", ")} (select a Subgraph node to edit one)`));
     bindEditing(app, form, () => app.doc);
     return;
   }
@@ -126,6 +127,9 @@ export function renderProperties(app) {
   for (const field of FIELDS[node.type] || []) form.append(fieldInput(app, node, field));
   if (node.type === "start") form.append(h("p", { class: "sb-muted" }, "The entry point: it receives the user's message."));
   if (node.type === "end") form.append(h("p", { class: "sb-muted" }, "The exit point: what reaches it is the answer."));
+  if (node.type === "subgraph" && !app.stack.length) {
+    form.append(h("button", { type: "button", "data-action": "open-subgraph", onclick: () => app.openSubgraph(node.id) }, "✎ Edit this subgraph"));
+  }
   if (node.type === "agent_tool") form.append(h("p", { class: "sb-muted" }, "Wire its tool port to an agent's tools port; it does not run on its own."));
   const last = app.last.nodes.get(node.id);
   if (last) form.append(h("details", { class: "sb-last" }, h("summary", {}, "Last input / output"), h("pre", {}, `in: ${last.input ?? ""}\n\nout: ${last.output ?? ""}`)));
@@ -150,9 +154,8 @@ export function startCodePanel(app) {
   };
   const refresh = async () => {
     const mine = ++seq;
-    section.dataset.state = "loading";
     try {
-      const code = await app.backend.code(app.doc);
+      const code = await app.backend.code(app.rootDoc());
       if (mine !== seq) return;
       latest = { python: code.python || "", yaml: code.yaml || "", errors: code.errors || [] };
       errors.replaceChildren(...latest.errors.slice(0, 5).map((e) => h("button", { type: "button", class: "sb-code-error", onclick: () => e.node && app.select({ kind: "node", id: e.node }) }, `⚠ ${e.node ? `${e.node}: ` : ""}${e.message}`)));
@@ -181,8 +184,12 @@ export function startCodePanel(app) {
     } else if (action === "copy-code") {
       navigator.clipboard?.writeText(latest[tab]).then(() => app.toast("Copied"), () => app.toast("Copy failed: select the text instead", "error"));
     } else if (action === "download-code") {
-      download(`${app.doc.name || "workflow"}.${tab === "python" ? "py" : "yaml"}`, latest[tab]);
+      download(`${app.rootDoc().name || "workflow"}.${tab === "python" ? "py" : "yaml"}`, latest[tab]);
     }
   });
-  return debounce(refresh, 250);
+  const later = debounce(refresh, 250);
+  return () => {
+    section.dataset.state = "stale"; // until the code of this very document is in
+    later();
+  };
 }

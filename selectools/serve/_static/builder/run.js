@@ -91,8 +91,15 @@ export function installRunPanel(app) {
         const text = block(event.node).querySelector(".sb-out-text");
         if (!text.textContent && event.output) text.textContent = event.output;
         if (live) {
-          app.last.nodes.set(event.node, { input: event.input, output: event.output });
+          app.last.nodes.set(event.node, { input: event.input, output: event.output, runId: record.run_id });
           if (event.edge) app.last.edges.set(event.edge, event.output);
+        }
+        const asked = output.querySelector(`.sb-interrupt[data-node="${CSS.escape(event.node)}"]:not(.sb-answered)`);
+        if (asked) {
+          // answered here, or by the timeout on the server: the buttons are done either way
+          asked.classList.add("sb-answered");
+          asked.querySelectorAll("button").forEach((b) => (b.disabled = true));
+          asked.dataset.answer = event.port || "";
         }
         addStep(event);
         break;
@@ -124,7 +131,6 @@ export function installRunPanel(app) {
           box.querySelectorAll("button").forEach((b) => (b.disabled = true));
           try {
             await app.backend.resume({ run_id: runId, node: event.node, option });
-            box.append(h("span", { class: "sb-muted" }, ` → ${option}`));
           } catch (exc) {
             app.toast(exc.message, "error");
           }
@@ -181,14 +187,14 @@ export function installRunPanel(app) {
     controller?.abort();
     controller = new AbortController();
     const mine = controller;
-    const rec = { id: `${Date.now()}-${Math.random().toString(36).slice(2, 7)}`, when: new Date().toISOString(), prompt, workflow: JSON.parse(JSON.stringify(app.doc)), events: [], steps: [], result: null, kind: extra.only_node ? "isolated" : extra.from_step !== undefined ? `from step ${extra.from_step}` : "run" };
+    const rec = { id: `${Date.now()}-${Math.random().toString(36).slice(2, 7)}`, when: new Date().toISOString(), prompt, workflow: app.rootDoc(), events: [], steps: [], result: null, kind: extra.only_node ? "isolated" : extra.from_step !== undefined ? `from step ${extra.from_step}` : "run" };
     reset(rec);
     openPanel("output");
     status.textContent = "running…";
     q('[data-run="stop"]').disabled = false;
     app.last.prompt = prompt;
     try {
-      await app.backend.run({ workflow: app.doc, prompt, ...extra }, (event) => {
+      await app.backend.run({ workflow: app.rootDoc(), prompt, ...extra }, (event) => {
         if (record !== rec) return;
         rec.events.push(event);
         draw(event, { live: true });
@@ -196,6 +202,7 @@ export function installRunPanel(app) {
     } catch (exc) {
       if (exc.name !== "AbortError") draw({ type: "error", message: exc.message, node: null }, { live: true });
     }
+    if (mine.signal.aborted && !rec.error && rec.result === null && record === rec) draw({ type: "error", message: "the run was stopped", node: null }, { live: true });
     if (controller === mine) controller = null;
     q('[data-run="stop"]').disabled = true;
     rec.status = rec.error ? "error" : rec.result !== null ? "done" : "stopped";
@@ -267,7 +274,7 @@ export function installRunPanel(app) {
     log.append(h("p", { class: "sb-you" }, `You: ${instruction}`));
     input.value = "";
     try {
-      const answer = await app.backend.copilot(app.doc, instruction);
+      const answer = await app.backend.copilot(app.rootDoc(), instruction);
       app.setDocument(answer.workflow, { fit: false });
       log.append(h("p", { class: "sb-ai-msg" }, `AI: ${answer.message || "done"}`));
     } catch (exc) {
@@ -300,8 +307,8 @@ function openNodeMenu(app, id, x, y) {
   const menu = h("div", { class: "sb-context", role: "menu", style: `left:${x - rect.left}px;top:${y - rect.top}px` });
   const item = (action, text, fn) => menu.append(h("button", { type: "button", role: "menuitem", dataset: { menuAction: action }, onclick: () => { menu.remove(); fn(); } }, text));
   item("isolate", "Re-run in isolation", () => {
-    if (!app.last.runId || !last) return app.toast("Run the workflow first: this node has no input yet", "error");
-    app.startRun({ run_id: app.last.runId, only_node: id }, app.last.prompt);
+    if (!last?.runId) return app.toast("Run the workflow first: this node has no input yet", "error");
+    app.startRun({ run_id: last.runId, only_node: id }, app.last.prompt); // the run it last ran in
   });
   item("pin", pinned ? "Unpin output" : "Pin last output", () => {
     if (!pinned && !last) return app.toast("Run the workflow first: this node has no output to pin", "error");

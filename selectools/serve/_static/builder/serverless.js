@@ -36,7 +36,7 @@ export function fromYaml(text) {
     tree = load(text);
   } catch (exc) {
     const line = exc.mark ? exc.mark.line + 1 : null;
-    throw new BackendError(`YAML error${line ? ` on line ${line}` : ""}: ${exc.reason || exc.message}`, { code: "import_error", line });
+    throw new BackendError(`YAML error: ${exc.reason || exc.message}`, { code: "import_error", line });
   }
   try {
     return normalizeDocument(tree);
@@ -56,6 +56,30 @@ function chooseEdge(doc, node, port, output) {
 function mockOutput(node, input) {
   const shown = input.length > 80 ? `${input.slice(0, 77)}...` : input;
   return `[${node.name || node.id}] mock reply to: ${shown}`;
+}
+
+/** A subgraph's mock run, all at once: its agents reply, its loops count, its questions take their default. */
+function walkSubgraph(doc, node, input) {
+  const sub = doc.subgraphs?.[node.graph];
+  if (!sub || !Array.isArray(sub.nodes)) throw Object.assign(new Error(`no subgraph named ${node.graph || "(empty)"}`), { node: node.id });
+  const byId = new Map(sub.nodes.map((n) => [n.id, n]));
+  const passes = new Map();
+  let text = input;
+  let current = sub.nodes.find((n) => n.type === "start");
+  for (let step = 0; current && current.type !== "end"; step += 1) {
+    if (step > MAX_STEPS) throw Object.assign(new Error(`subgraph ${node.graph} ran ${MAX_STEPS} steps`), { node: node.id });
+    let port = "out";
+    if (current.type === "agent" || current.type === "subgraph") text = mockOutput(current, text);
+    else if (current.type === "loop") {
+      const n = (passes.get(current.id) || 0) + 1;
+      passes.set(current.id, n);
+      const done = (current.exit_condition && text.toLowerCase().includes(String(current.exit_condition).toLowerCase())) || n >= (current.max_iterations || 1);
+      port = done ? "done" : "body";
+    } else if (current.type === "hitl") port = current.default_option || hitlOptions(current)[0];
+    const edge = chooseEdge(sub, current, port, text);
+    current = edge ? byId.get(edge.to) : null;
+  }
+  return text;
 }
 
 /** The client-side backend: `health()` reports `serverless: true`. */
@@ -91,7 +115,7 @@ export function serverlessBackend() {
       port = answer;
       output = input;
     } else if (output === undefined) {
-      output = node.type === "subgraph" ? `[${node.graph || "subgraph"}] mock subgraph reply to: ${input.slice(0, 60)}` : mockOutput(node, input);
+      output = node.type === "subgraph" ? walkSubgraph(doc, node, input) : mockOutput(node, input);
       for (const tool of node.tools || []) {
         emit({ type: "tool_call", node: node.id, tool, args: { input: input.slice(0, 60) }, result: `mock result of ${tool}`, ms: 1 });
       }

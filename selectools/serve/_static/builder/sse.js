@@ -1,4 +1,5 @@
-// The one SSE reader of the served pages (the playground and the builder import it).
+// The one SSE reader of the served pages: the builder imports it from its own folder (so a static
+// host serving only that folder still has it) and the playground's route serves this same file.
 // Plain ES module, no dependencies: yields the data of each event in a streamed
 // response body, its "data:" lines joined by newlines (events without data are skipped).
 export async function* sseData(response) {
