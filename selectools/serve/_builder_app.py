@@ -29,6 +29,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from .._version import __version__
+from ..providers.base import provider_label
 from ._guard import AttemptLimiter, RequestGuard, frame_ancestors
 from ._starlette_app import (
     SECURITY_HEADERS,
@@ -63,7 +64,7 @@ Handler = Callable[[Request], Awaitable[Response]]
 def _ai_available(provider: Any) -> bool:
     """Whether Generate/Copilot can ask a model: a real provider was given or a key is set."""
     if provider is not None:
-        return str(getattr(provider, "name", "")) != "local"
+        return provider_label(provider) != "local"
     from ..templates import auto_provider_name
 
     return auto_provider_name() != "local"
