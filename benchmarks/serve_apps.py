@@ -14,6 +14,7 @@ import asyncio
 import json
 import os
 from collections.abc import AsyncIterator
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -30,8 +31,18 @@ def _echo(request: object) -> str:
     return f"echo: {request.last_message.content}"  # type: ignore[attr-defined]
 
 
+class _Echo(ScriptedProvider):
+    """A ScriptedProvider that keeps no record of its requests (a soak run would grow it)."""
+
+    def _next(self, request: Any) -> Any:
+        try:
+            return super()._next(request)
+        finally:
+            self.requests.clear()
+
+
 def agent() -> Agent:
-    return Agent(provider=ScriptedProvider(_echo, latency=LATENCY))
+    return Agent(provider=_Echo(_echo, latency=LATENCY))
 
 
 async def _invoke(request: Request) -> Response:
