@@ -290,11 +290,16 @@ def soak(args: argparse.Namespace, lua: dict[str, Path]) -> None:
     interval = 30.0
     rounds = max(2, round(args.soak * 60 / interval))
     print(f"\nsoak: {args.soak:g} min of /invoke and /stream at {args.connections} connections")
-    samples = []
     with Server("selectools", args.workers[0], args.latency) as ours:
+        for endpoint in lua:  # warm up both paths, then take the baseline
+            wrk(ours, endpoint, args.connections, 5, lua[endpoint])
+        time.sleep(1)  # closed connections released
+        samples = [rss_and_fds(ours.proc.pid)]
+        print(f"  after warm-up          RSS {samples[0][0]:7.1f} MB  fds {samples[0][1]}")
         for i in range(rounds):
             endpoint = "/invoke" if i % 2 == 0 else "/stream"
             load = wrk(ours, endpoint, args.connections, interval, lua[endpoint])
+            time.sleep(1)
             rss, fds = rss_and_fds(ours.proc.pid)
             samples.append((rss, fds))
             print(
@@ -302,9 +307,10 @@ def soak(args: argparse.Namespace, lua: dict[str, Path]) -> None:
                 f"RSS {rss:7.1f} MB  fds {fds}"
             )
     (rss0, fd0), (rss1, fd1) = samples[0], samples[-1]
+    half = samples[len(samples) // 2][0]
     print(
-        f"  growth first -> last interval: RSS {rss1 - rss0:+.1f} MB ({rss1 / rss0 - 1:+.1%}), "
-        f"fds {fd1 - fd0:+d}"
+        f"  growth over the soak: RSS {rss1 - rss0:+.1f} MB ({rss1 / rss0 - 1:+.1%}; second half "
+        f"{rss1 - half:+.1f} MB), fds {fd1 - fd0:+d}"
     )
 
 
