@@ -61,6 +61,7 @@ def history(trimmed: bool) -> Setup:
             ]
         )
         agent = Agent(provider=ScriptedProvider(lambda r: "ok"), memory=memory)
+        agent.run("first")  # frees what the fill trimmed: a one-off cost, not the run's
         return lambda: agent.run("one more")
 
     return setup
