@@ -161,7 +161,7 @@ def on_ray(count: int) -> None:
     )
     print(
         f"  where the time goes: cluster start {startup:.1f} s (not in the run); suite pickled "
-        f"{len(blob) / 1e6:.2f} MB in {pickled * 1000:.0f} ms; first chunk back at "
+        f"{len(blob) / 1e3:.1f} kB in {pickled * 1000:.0f} ms; first chunk back at "
         f"{progress[0]:.2f} s, last at {progress[-1]:.2f} s; report built in "
         f"{wall - progress[-1]:.2f} s"
     )
