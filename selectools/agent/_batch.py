@@ -156,19 +156,21 @@ async def _run_batch_async(
     emitter.emit("on_batch_start", len(prompts))
     await emitter.flush()
     progress = _Progress(len(prompts), on_progress, bar)
-    gate = asyncio.Semaphore(max_concurrency)
+    results: list[AgentResult] = [None] * len(prompts)  # type: ignore[list-item]
+    pending = iter(enumerate(prompts))
 
-    async def one(prompt: Any) -> AgentResult:
-        async with gate:
+    async def worker() -> None:
+        # max_concurrency workers take the next prompt as each finishes: a batch of
+        # 100,000 prompts holds 50 tasks, not 100,000 waiting on a semaphore
+        for index, prompt in pending:
             try:
                 result = await agent.arun(prompt, response_format=response_format)
             except Exception as exc:
-                progress.done(True)
-                return failed_result(exc)
-        progress.done(result.error is not None)
-        return result
+                result = failed_result(exc)
+            results[index] = result
+            progress.done(result.error is not None)
 
-    results = list(await asyncio.gather(*(one(p) for p in prompts)))
+    await asyncio.gather(*(worker() for _ in range(min(max_concurrency, len(prompts)))))
     emitter.emit(
         "on_batch_end", len(results), progress.errors, (time.perf_counter() - started) * 1000.0
     )

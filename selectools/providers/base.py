@@ -148,6 +148,19 @@ def estimate_tokens(text: str) -> int:
     return (len(text) + 3) // 4 if text else 0
 
 
+#: ``pricing.calculate_cost`` once it is first needed (the registry stays out of ``import selectools``;
+#: an import statement inside ``estimate_usage`` cost a measured 4 us on every model call)
+_calculate_cost: Callable[..., float] | None = None
+
+
+def _load_pricing() -> Callable[..., float]:
+    global _calculate_cost
+    from ..pricing import calculate_cost
+
+    _calculate_cost = calculate_cost
+    return calculate_cost
+
+
 def estimate_usage(
     model: str,
     provider: str,
@@ -160,8 +173,7 @@ def estimate_usage(
         estimate_tokens(text_content(m)) + 4 for m in messages
     )
     completion_tokens = estimate_tokens(completion)
-    from ..pricing import calculate_cost
-
+    calculate_cost = _calculate_cost or _load_pricing()
     return UsageStats(
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,

@@ -32,6 +32,8 @@ LOOPBACK_FRAME_ANCESTORS = (
     "https://localhost:*",
 )
 _DEFAULT_PORTS = {"http": "80", "https": "443"}
+_DECISIONS = 1024  # the most remembered decisions; the table starts afresh when full
+_UNDECIDED = object()
 
 
 def frame_ancestors(origins: Iterable[str] = ()) -> str:
@@ -112,6 +114,9 @@ class RequestGuard:
         self.allowed_hosts = {_host_name(h) for h in allowed_hosts} | {"localhost"}
         self.allowed_origins = {n for o in allowed_origins if (n := _netloc(o)) is not None}
         self.any_origin = "*" in allowed_origins
+        #: the refusal (or None) for each (method, Host, Origin, Content-Type) seen lately:
+        #: the check is a pure function of those four, and clients repeat them
+        self._decided: dict[tuple[Any, ...], Any] = {}
 
     @property
     def state(self) -> Any:
@@ -121,13 +126,34 @@ class RequestGuard:
     def allow_host(self, host: str) -> None:
         """Also answer to ``host`` (the name the server was bound to)."""
         self.allowed_hosts.add(_host_name(host))
+        self._decided.clear()
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
-        refusal = self._refusal(scope["method"], headers)
+        host = origin = media = None
+        for name, value in scope["headers"]:
+            if name == b"host":
+                host = value
+            elif name == b"origin":
+                origin = value
+            elif name == b"content-type":
+                media = value
+        key = (scope["method"], host, origin, media)
+        refusal = self._decided.get(key, _UNDECIDED)
+        if refusal is _UNDECIDED:
+            refusal = self._refusal(
+                scope["method"],
+                {
+                    name: value.decode("latin-1")
+                    for name, value in (("host", host), ("origin", origin), ("content-type", media))
+                    if value is not None
+                },
+            )
+            if len(self._decided) >= _DECISIONS:
+                self._decided.clear()
+            self._decided[key] = refusal
         if refusal is None:
             await self.app(scope, receive, send)
         else:

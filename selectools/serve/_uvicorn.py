@@ -19,7 +19,14 @@ import asyncio
 import importlib.util
 from typing import Any
 
-__all__ = ["DEFAULT_MAX_CONNECTIONS", "DEFAULT_REQUEST_TIMEOUT", "limited_server"]
+__all__ = [
+    "DEFAULT_MAX_CONNECTIONS",
+    "DEFAULT_REQUEST_TIMEOUT",
+    "check_limits",
+    "limited_server",
+    "protocol_class",
+    "server_options",
+]
 
 DEFAULT_REQUEST_TIMEOUT = 10.0
 DEFAULT_MAX_CONNECTIONS = 500
@@ -29,7 +36,7 @@ _BUSY = (
 )
 
 
-def _protocol_class(
+def protocol_class(
     request_timeout: float, max_connections: int, http: str
 ) -> type[asyncio.Protocol]:
     if http == "httptools" or (http == "auto" and importlib.util.find_spec("httptools")):
@@ -80,6 +87,20 @@ def _protocol_class(
     return LimitedProtocol
 
 
+def server_options() -> dict[str, Any]:
+    """The uvicorn settings every selectools server runs with (one worker or several)."""
+    return {"log_level": "warning", "access_log": False, "lifespan": "off"}
+
+
+def check_limits(request_timeout: float, max_connections: int) -> None:
+    if not request_timeout > 0:
+        raise ValueError(
+            f"request_timeout must be a positive number of seconds, got {request_timeout!r}"
+        )
+    if max_connections < 1:
+        raise ValueError(f"max_connections must be at least 1, got {max_connections!r}")
+
+
 def limited_server(
     asgi: Any,
     *,
@@ -94,17 +115,8 @@ def limited_server(
     """
     import uvicorn
 
-    if not request_timeout > 0:
-        raise ValueError(
-            f"request_timeout must be a positive number of seconds, got {request_timeout!r}"
-        )
-    if max_connections < 1:
-        raise ValueError(f"max_connections must be at least 1, got {max_connections!r}")
+    check_limits(request_timeout, max_connections)
     config = uvicorn.Config(
-        asgi,
-        log_level="warning",
-        access_log=False,
-        lifespan="off",
-        http=_protocol_class(request_timeout, max_connections, http),
+        asgi, http=protocol_class(request_timeout, max_connections, http), **server_options()
     )
     return uvicorn.Server(config)

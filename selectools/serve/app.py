@@ -14,11 +14,16 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._display import RichDisplay
-from ._uvicorn import DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT, limited_server
+from ._uvicorn import (
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_REQUEST_TIMEOUT,
+    check_limits,
+    limited_server,
+)
 from .models import DEFAULT_OVERRIDES
 from .router import AgentRouter
 
@@ -120,7 +125,7 @@ class AgentServer:
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         await self.asgi(scope, receive, send)
 
-    def banner(self, host: str, port: int) -> str:
+    def banner(self, host: str, port: int, workers: int = 1) -> str:
         prefix = self.router.prefix
         lines = [f"Selectools agent serving at http://{host}:{port}{prefix}"]
         endpoints = list(_ENDPOINTS)
@@ -129,6 +134,8 @@ class AgentServer:
         lines += [f"  {m} {p:<9} -- {d}" for m, p, d in endpoints]
         if self.auth_required:
             lines.append("  (bearer token required: Authorization: Bearer <token>)")
+        if workers > 1:
+            lines.append(f"  ({workers} worker processes)")
         lines += ["", "Press Ctrl+C to stop."]
         return "\n".join(lines)
 
@@ -175,6 +182,43 @@ class AgentServer:
             f"http://{shown}:{actual}{self.router.prefix}",
             self.router.enable_playground,
         )
+
+    def serve_workers(
+        self,
+        factory: Callable[[], Any],
+        workers: int,
+        port: int | None = None,
+        *,
+        host: str | None = None,
+    ) -> None:
+        """Serve with ``workers`` processes, each running ``factory()`` (blocks until stopped).
+
+        uvicorn starts the workers with ``spawn``, so ``factory`` must be picklable
+        (a module-level function, or a ``functools.partial`` of one with plain
+        arguments) and build this same app again in each worker. Sessions are
+        shared between workers only through a shared ``session_store`` (Redis,
+        SQLite or JSON files); ``max_connections`` holds per worker.
+        """
+        from ._workers import run_workers
+
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers!r}")
+        check_limits(self.request_timeout, self.max_connections)
+        host = self.host if host is None else host
+        sock = _bind(host, self.port if port is None else port)
+        shown = f"[{host}]" if ":" in host else host
+        self._warn_public(host)
+        print(self.banner(shown, sock.getsockname()[1], workers), flush=True)
+        try:
+            run_workers(
+                factory,
+                sock,
+                workers,
+                request_timeout=self.request_timeout,
+                max_connections=self.max_connections,
+            )
+        finally:
+            sock.close()
 
 
 def _background(server: Any, sock: socket.socket, url: str, playground: bool) -> ServerHandle:

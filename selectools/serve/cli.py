@@ -1,8 +1,9 @@
 """The ``selectools`` command: ``serve``, ``doctor``, ``templates``, ``eval`` and ``view``.
 
-``selectools serve <config.yaml|template>`` serves an agent from a YAML config
-or a built-in template (provider picked from the environment, the offline
-``local`` provider when no key is set); ``selectools doctor`` reports what is
+``selectools serve <config.yaml|template|module:agent>`` serves an agent from a
+YAML config, a built-in template (provider picked from the environment, the
+offline ``local`` provider when no key is set) or a Python module, with
+``--workers N`` processes; ``selectools doctor`` reports what is
 installed, which API keys are set (never their values) and whether the providers
 answer; ``selectools templates`` lists the built-in templates; ``selectools eval
 run|compare`` is ``python -m selectools.evals``; ``selectools view FILE`` writes a
@@ -16,6 +17,7 @@ import argparse
 import importlib.util
 import os
 import platform
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -60,7 +62,34 @@ def _session_store(spec: str) -> Any:
     return JsonFileSessionStore(spec)
 
 
-def _load_agent(config: str) -> Any:
+_IMPORT_PATH = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
+
+
+def _import_agent(path: str) -> Any:
+    """``module:name``: an Agent, or a function returning one (imported from the current directory)."""
+    from ..agent.core import Agent
+
+    module_name, _, attribute = path.partition(":")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        found: Any = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise CliError(f"cannot import {module_name!r} for {path!r}: {exc}") from None
+    for part in attribute.split("."):
+        if not hasattr(found, part):
+            raise CliError(f"{module_name!r} has no {attribute!r}")
+        found = getattr(found, part)
+    if callable(found) and not isinstance(found, Agent):
+        found = found()
+    if not isinstance(found, Agent):
+        raise CliError(
+            f"{path!r} is a {type(found).__name__}; it must be an Agent or a function returning one"
+        )
+    return found
+
+
+def _load_agent(config: str, *, quiet: bool = False) -> Any:
     from ..templates import (
         TemplateConfigError,
         auto_provider_name,
@@ -73,7 +102,7 @@ def _load_agent(config: str) -> Any:
     try:
         if config in list_templates():
             name = auto_provider_name()
-            if name == "local":
+            if name == "local" and not quiet:
                 print(
                     "note: no OPENAI_API_KEY, ANTHROPIC_API_KEY or GOOGLE_API_KEY/GEMINI_API_KEY "
                     "set: serving with the offline LocalProvider (it echoes; no model is called)",
@@ -82,40 +111,80 @@ def _load_agent(config: str) -> Any:
             return load_template(config, provider=make_provider(name))
         if config.endswith((".yaml", ".yml")) or os.path.exists(config):
             return from_yaml(config)
+        if _IMPORT_PATH.fullmatch(config):
+            return _import_agent(config)
     except (TemplateConfigError, ValueError) as exc:
         raise CliError(str(exc)) from None
     raise CliError(
-        f"{config!r} is neither a YAML file nor a template; "
+        f"{config!r} is neither a YAML file nor a template (nor module:agent); "
         f"templates: {', '.join(list_templates())}"
     )
 
 
-def _serve(args: argparse.Namespace) -> int:
+def _build_app(options: dict[str, Any], *, quiet: bool = False) -> Any:
+    """The served app from the command line's options (in the parent, and in each worker)."""
     from . import create_app
+
+    agent = _load_agent(options["config"], quiet=quiet)
+    store = _session_store(options["session_store"]) if options["session_store"] else None
+    return create_app(
+        agent,
+        playground=options["playground"],
+        host=options["host"],
+        port=options["port"],
+        auth_token=options["auth_token"],
+        cors_origins=options["cors_origins"],
+        allowed_hosts=options["allowed_hosts"],
+        session_store=store,
+        request_timeout=options["request_timeout"],
+        max_connections=options["max_connections"],
+    )
+
+
+def worker_app(options: dict[str, Any]) -> Any:
+    """One worker's app: uvicorn calls this (a partial of it) in each worker process."""
+    app = _build_app(options, quiet=True)
+    app.asgi.allow_host(options["host"])
+    return app
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import functools
 
     if args.builder:
         return _serve_builder(args)
     if args.config is None:
-        raise CliError("serve needs a config: selectools serve <config.yaml|template>")
-    agent = _load_agent(args.config)
-    store = _session_store(args.session_store) if args.session_store else None
+        raise CliError("serve needs a config: selectools serve <config.yaml|template|module:agent>")
+    if args.workers < 1:
+        raise CliError(f"--workers must be at least 1, got {args.workers}")
     token = args.auth_token
     if token is None:
         token = os.environ.get("SELECTOOLS_AUTH_TOKEN") or None
-    try:
-        app = create_app(
-            agent,
-            playground=not args.no_playground,
-            host=args.host,
-            port=args.port,
-            auth_token=token,
-            cors_origins=args.cors_origin or None,
-            allowed_hosts=args.allowed_host or (),
-            session_store=store,
-            request_timeout=args.request_timeout,
-            max_connections=args.max_connections,
+    options = {
+        "config": args.config,
+        "session_store": args.session_store,
+        "playground": not args.no_playground,
+        "host": args.host,
+        "port": args.port,
+        "auth_token": token,
+        "cors_origins": args.cors_origin or None,
+        "allowed_hosts": tuple(args.allowed_host or ()),
+        "request_timeout": args.request_timeout,
+        "max_connections": args.max_connections,
+    }
+    if args.workers > 1 and not args.session_store:
+        print(
+            f"note: {args.workers} workers and no --session-store: each worker keeps its own "
+            "sessions, so a conversation may not continue on another worker; pass "
+            "--session-store redis://... (or a .db file) to share them",
+            file=sys.stderr,
         )
-        app.serve()
+    try:
+        app = _build_app(options)
+        if args.workers == 1:
+            app.serve()
+        else:
+            app.serve_workers(functools.partial(worker_app, options), args.workers)
     except (OSError, ValueError) as exc:
         raise CliError(str(exc)) from None
     except KeyboardInterrupt:
@@ -306,7 +375,12 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     serve = commands.add_parser("serve", help="serve an agent over HTTP")
-    serve.add_argument("config", nargs="?", help="a YAML config file or a template name")
+    serve.add_argument(
+        "config",
+        nargs="?",
+        help="a YAML config file, a template name, or module:agent (an Agent or a function "
+        "returning one, imported from the current directory)",
+    )
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 = any free)")
     serve.add_argument(
         "--host", default="127.0.0.1", help="bind address (default 127.0.0.1; 0.0.0.0 = all)"
@@ -345,6 +419,12 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         default=DEFAULT_MAX_CONNECTIONS,
         help="open connections at most; more get 503 (default %(default)s)",
+    )
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="worker processes (default 1); share sessions between them with --session-store",
     )
     serve.set_defaults(run=_serve)
 

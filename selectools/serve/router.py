@@ -33,7 +33,6 @@ from .models import (
     BadRequest,
     HealthResponse,
     InvokeRequest,
-    InvokeResponse,
     parse_invoke,
 )
 
@@ -208,19 +207,20 @@ class AgentRouter:
 
     @staticmethod
     def response(result: AgentResult) -> dict[str, Any]:
+        """The InvokeResponse fields of ``result``, as the JSON object (built directly: hot path)."""
         usage = result.usage
-        return InvokeResponse(
-            content=result.content,
-            tool_calls=[
+        return {
+            "content": result.content,
+            "tool_calls": [
                 {"name": c.tool_name, "arguments": c.parameters, "id": c.id}
                 for c in result.tool_calls
             ],
-            reasoning=result.reasoning,
-            iterations=result.iterations,
-            tokens=usage.total_tokens if usage is not None else 0,
-            cost_usd=usage.total_cost_usd if usage is not None else 0.0,
-            run_id=result.run_id or "",
-        ).to_dict()
+            "reasoning": result.reasoning,
+            "iterations": result.iterations,
+            "tokens": usage.total_tokens if usage is not None else 0,
+            "cost_usd": usage.total_cost_usd if usage is not None else 0.0,
+            "run_id": result.run_id or "",
+        }
 
     # -- sync API (WSGI frameworks, scripts) ---------------------------------------------
 
@@ -278,8 +278,9 @@ class AgentRouter:
 
     # -- async API (the Starlette app) -----------------------------------------------
 
-    async def ainvoke(self, request: InvokeRequest) -> dict[str, Any]:
-        agent = self.agent_for(request)
+    async def ainvoke(self, request: InvokeRequest, agent: Agent | None = None) -> dict[str, Any]:
+        """Run one request (on ``agent``, its :meth:`agent_for` copy when the caller made it)."""
+        agent = self.agent_for(request) if agent is None else agent
         try:
             async with self._async_turn(request.session_id):
                 result = await agent.arun(request.prompt)
@@ -288,9 +289,11 @@ class AgentRouter:
             raise RunFailed(exc) from exc
         return self.response(result)
 
-    async def astream_events(self, request: InvokeRequest) -> AsyncIterator[str]:
+    async def astream_events(
+        self, request: InvokeRequest, agent: Agent | None = None
+    ) -> AsyncIterator[str]:
         """The SSE ``data`` payloads of one streamed run, ``[DONE]`` last."""
-        agent = self.agent_for(request)
+        agent = self.agent_for(request) if agent is None else agent
         try:
             async with self._async_turn(request.session_id):
                 async for item in agent.astream(request.prompt):

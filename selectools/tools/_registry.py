@@ -3,9 +3,10 @@
 Registering a name that is already present replaces that tool in place:
 notebook cells get re-run, and re-running ``@registry.tool`` must not fail.
 Any :class:`~selectools.tools.ToolLike` can be registered; a plain function is
-made into a :class:`Tool` first. The name → tool mapping is replaced, never
-changed in place, so whoever took :meth:`ToolRegistry.mapping` (a running
-agent) keeps a stable view while tools are added or removed.
+made into a :class:`Tool` first. A name → tool mapping handed out by
+:meth:`ToolRegistry.mapping` is never changed afterwards (the next write copies
+it), so whoever took it (a running agent) keeps a stable view while tools are
+added or removed.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ class ToolRegistry:
 
     def __init__(self, tools: Iterable[ToolLike | Callable[..., Any]] = ()) -> None:
         self._tools: dict[str, ToolLike] = {}
+        #: whether :meth:`mapping` handed ``_tools`` out (the next write copies it first)
+        self._shared = False
         for item in tools:
             self.register(item)
 
@@ -60,14 +63,25 @@ class ToolRegistry:
         return decorate(func, tool_options("@registry.tool()", options), self._add)
 
     def _add(self, made: Tool) -> Tool:
-        self._tools = {**self._tools, made.name: made}
+        self._writable()[made.name] = made
         return made
 
     def register(self, tool: ToolLike | Callable[..., Any]) -> ToolLike:
         """Add a tool (a plain function is made into a Tool first) and return it."""
         made = as_tool(tool, depth=1)
-        self._tools = {**self._tools, made.name: made}
+        self._writable()[made.name] = made
         return made
+
+    def _writable(self) -> dict[str, ToolLike]:
+        """The mapping to write to: a copy once :meth:`mapping` has handed the current one out.
+
+        Copying on every write made registering n tools cost n^2/2 entry copies
+        (3,000 tools: 9 us a tool instead of 4); now a burst of writes copies once.
+        """
+        if self._shared:
+            self._tools = dict(self._tools)
+            self._shared = False
+        return self._tools
 
     def all(self) -> list[ToolLike]:
         """Every tool, in registration order (a new list)."""
@@ -75,6 +89,7 @@ class ToolRegistry:
 
     def mapping(self) -> Mapping[str, ToolLike]:
         """The current name → tool mapping, in order; it is never modified afterwards."""
+        self._shared = True
         return self._tools
 
     def get(self, name: str) -> ToolLike:
@@ -86,10 +101,7 @@ class ToolRegistry:
     def remove(self, name: str) -> ToolLike:
         if name not in self._tools:
             raise KeyError(self._unknown(name))
-        remaining = dict(self._tools)
-        removed = remaining.pop(name)
-        self._tools = remaining
-        return removed
+        return self._writable().pop(name)
 
     def _unknown(self, name: str) -> str:
         import difflib

@@ -72,3 +72,36 @@ def test_batch_rejects_bad_concurrency():
 
     with pytest.raises(ValueError, match="max_concurrency"):
         Agent().batch(["a"], max_concurrency=0)
+
+
+def test_abatch_keeps_order_bounds_concurrency_and_holds_few_tasks():
+    from selectools.testing import reply
+
+    def respond(request):
+        prompt = request.messages[-1].content
+        if prompt == "p3":
+            raise RuntimeError("boom")
+        # early prompts are the slow ones, so they finish after later ones
+        return reply(f"answer to {prompt}", latency=0.06 if prompt in ("p0", "p1") else 0.01)
+
+    tasks_seen = []
+
+    def on_progress(done, total):
+        tasks_seen.append(len(asyncio.all_tasks()))
+
+    agent = Agent(provider=ScriptedProvider(respond))
+    prompts = [f"p{i}" for i in range(40)]
+    began = time.monotonic()
+    results = asyncio.run(
+        agent.abatch(prompts, max_concurrency=4, on_progress=on_progress, progress=False)
+    )
+    elapsed = time.monotonic() - began
+    assert [r.content for i, r in enumerate(results) if i != 3] == [
+        f"answer to p{i}" for i in range(40) if i != 3
+    ]
+    assert results[3].error is not None and "boom" in results[3].content
+    # 0.49 s of model waits (2 x 60 ms + 37 x 10 ms) shared by at most 4 at once; unbounded,
+    # the whole batch would take 60 ms
+    assert elapsed >= (2 * 0.06 + 37 * 0.01) / 4 * 0.95
+    assert len(tasks_seen) == 40
+    assert max(tasks_seen) <= 4 + 1  # the workers and the main task, not one per prompt

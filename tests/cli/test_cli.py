@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -10,6 +11,7 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from time import monotonic as time_monotonic, sleep as time_sleep
 
 import httpx
 import pytest
@@ -217,3 +219,81 @@ def test_serve_builder_and_its_login(tmp_path):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+COUNTING_AGENT = """
+import os
+
+from selectools import Agent
+from selectools.testing import ScriptedProvider
+
+
+def agent():
+    return Agent(
+        provider=ScriptedProvider(lambda r: f"{os.getpid()} saw {len(r.messages)} messages")
+    )
+
+
+not_an_agent = 42
+"""
+
+
+def children(pid: int) -> set[int]:
+    """The live child processes of ``pid`` (Linux /proc)."""
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError):
+            found.update(int(c) for c in (task / "children").read_text().split())
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status  # a zombie has exited
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_serve_with_two_workers_shares_sessions_and_stops(serve, tmp_path):
+    (tmp_path / "counting.py").write_text(COUNTING_AGENT)
+    server = serve("counting:agent", "--workers", "2", "--session-store", str(tmp_path / "s.db"))
+    assert "  (2 worker processes)" in server.banner
+    workers: set[int] = set()
+    for _ in range(100):  # uvicorn starts the workers after the banner
+        workers = {p for p in children(server.proc.pid) if alive(p)}
+        if len(workers) >= 3:  # two workers and multiprocessing's resource tracker
+            break
+        time_sleep(0.1)
+    assert len(workers) >= 2
+    answered = set()
+    for turn in range(1, 9):  # a new connection each time: any worker may take it
+        reply = httpx.post(
+            f"{server.url}/invoke", json={"prompt": f"turn {turn}", "session_id": "s1"}, timeout=30
+        )
+        assert reply.status_code == 200, reply.text
+        pid, _, rest = reply.json()["content"].partition(" ")
+        assert rest == f"saw {2 * turn - 1} messages"  # the whole conversation, on any worker
+        answered.add(int(pid))
+    assert answered <= workers and server.proc.pid not in answered
+    server.proc.terminate()
+    assert server.proc.wait(30) == 0
+    deadline = time_monotonic() + 10
+    while any(alive(p) for p in workers) and time_monotonic() < deadline:
+        time_sleep(0.1)
+    assert not any(alive(p) for p in workers)
+
+
+def test_serve_module_agent_errors(tmp_path):
+    (tmp_path / "counting.py").write_text(COUNTING_AGENT)
+    missing = run("serve", "nowhere:agent", cwd=tmp_path)
+    assert missing.returncode == 2 and "cannot import 'nowhere'" in missing.stderr
+    no_name = run("serve", "counting:nobody", cwd=tmp_path)
+    assert no_name.returncode == 2 and "'counting' has no 'nobody'" in no_name.stderr
+    wrong = run("serve", "counting:not_an_agent", cwd=tmp_path)
+    assert (
+        wrong.returncode == 2 and "it must be an Agent or a function returning one" in wrong.stderr
+    )
+    zero = run("serve", "counting:agent", "--workers", "0", cwd=tmp_path)
+    assert zero.returncode == 2 and "--workers must be at least 1" in zero.stderr

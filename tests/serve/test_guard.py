@@ -285,3 +285,31 @@ async def _post(content: bytes) -> int:
             "/invoke", content=content, headers={"Content-Type": "application/json"}
         )
     return response.status_code
+
+
+def test_the_remembered_decisions_follow_allow_host_and_stay_bounded():
+    """The guard remembers its answer per (method, Host, Origin, Content-Type); a host
+    allowed later is let in at once, and a flood of distinct hosts changes no answer."""
+    app = create_app(Agent(provider=ScriptedProvider(default="ok")))
+    with app.serve(port=0, background=True) as handle:
+        named = {"Host": "agent.internal"}
+        with httpx.Client() as client:
+            first = client.post(f"{handle.url}/invoke", json={"prompt": "hi"}, headers=named)
+            assert first.status_code == 403
+            app.asgi.allow_host("agent.internal")
+            assert (
+                client.post(
+                    f"{handle.url}/invoke", json={"prompt": "hi"}, headers=named
+                ).status_code
+                == 200
+            )
+            for i in range(1100):  # more than the guard remembers
+                r = client.get(f"{handle.url}/health", headers={"Host": f"h{i}.evil.example"})
+                assert r.status_code == 403
+            assert (
+                client.post(
+                    f"{handle.url}/invoke", json={"prompt": "hi"}, headers=named
+                ).status_code
+                == 200
+            )
+            assert client.get(f"{handle.url}/health").status_code == 200

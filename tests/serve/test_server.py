@@ -339,3 +339,33 @@ def test_two_server_processes_share_redis_sessions(redis_server, tmp_path):
         for proc in (a, b):
             proc.terminate()
             proc.wait(10)
+
+
+class _BrokenStore:
+    """A session store whose every read fails (a database that went away)."""
+
+    def load(self, session_id):  # type: ignore[no-untyped-def]
+        raise OSError("the session database is gone")
+
+    save = delete = exists = load
+
+    def list_sessions(self):  # type: ignore[no-untyped-def]
+        return []
+
+
+@pytest.mark.parametrize("endpoint", ["/invoke", "/stream"])
+def test_an_unexpected_server_error_is_a_json_500_without_details(endpoint):
+    agent = Agent(provider=ScriptedProvider(default="ok"))
+    app = create_app(agent, session_store=_BrokenStore())  # type: ignore[arg-type]
+    with app.serve(port=0, background=True) as handle:
+        r = httpx.post(f"{handle.url}{endpoint}", json={"prompt": "hi", "session_id": "s"})
+        assert r.status_code == 500
+        assert r.json() == {
+            "error": {
+                "code": "internal_error",
+                "message": "the server failed; details are in its log",
+            }
+        }
+        assert "gone" not in r.text
+        ok = httpx.post(f"{handle.url}{endpoint}", json={"prompt": "hi"})
+        assert ok.status_code == 200

@@ -99,3 +99,24 @@ def test_registries_concatenate_and_accept_initial_tools() -> None:
     assert [t.name for t in all_tools] == ["add", "lambda_free_add"]
     all_tools.clear()
     assert len(math_registry) == 1
+
+
+def _named_tool(name: str):
+    def echo(text: str) -> str:
+        return text
+
+    return tool(name=name, description=f"{name} echoes")(echo)
+
+
+def test_a_handed_out_mapping_keeps_its_tools_while_the_registry_changes():
+    registry = ToolRegistry([_named_tool("a"), _named_tool("b")])
+    before = registry.mapping()
+    registry.register(_named_tool("c"))
+    registry.register(_named_tool("d"))
+    removed = registry.remove("a")
+    assert list(before) == ["a", "b"] and before["a"] is removed
+    after = registry.mapping()
+    assert list(after) == ["b", "c", "d"]
+    registry.register(_named_tool("b"))  # replacing keeps the order, in a new mapping
+    assert list(after) == ["b", "c", "d"] and after["b"] is not registry.get("b")
+    assert list(registry.mapping()) == ["b", "c", "d"]
