@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import inspect
 import threading
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._async_bridge import run_sync
+from .._driver import drive_async, drive_sync
 from ..exceptions import GraphExecutionError
 from ..stability import beta
 from ..trace import now
@@ -249,61 +250,72 @@ def _not_interrupt(node: GraphNode, value: Any) -> GraphExecutionError:
     )
 
 
-def drive_generator(
-    node: GraphNode, gen: Generator[Any, Any, Any], first: Any, answers: list[Any]
-) -> NodeOutcome | None:
-    """Step a started sync generator, answering its interrupts from ``answers``.
+class _Paused(Exception):
+    """A generator node asked for an answer it does not have yet: the run pauses there."""
 
-    ``first`` is what it yielded first. Returns an outcome with ``interrupt``
-    set when it asks for more than ``answers`` holds, ``None`` when it finished.
+    def __init__(self, request: InterruptRequest) -> None:
+        super().__init__(request)
+        self.request = request
+
+
+class _Answers:
+    """Performer of a generator node's interrupts: the next saved answer, or a pause."""
+
+    __slots__ = ("answers", "node", "used")
+
+    def __init__(self, node: GraphNode, answers: list[Any]) -> None:
+        self.node, self.answers, self.used = node, answers, 0
+
+    def __call__(self, request: Any) -> Any:
+        if not isinstance(request, InterruptRequest):
+            raise _not_interrupt(self.node, request)
+        if self.used >= len(self.answers):
+            raise _Paused(request)
+        self.used += 1
+        return self.answers[self.used - 1]
+
+    async def perform_async(self, request: Any) -> Any:
+        return self(request)
+
+    def paused(self, gen: Any, stop: _Paused, answered: list[Any] | None) -> NodeOutcome:
+        """The outcome of a generator left waiting at ``stop.request`` (the caller fills the state)."""
+        outcome = NodeOutcome(GraphState())
+        outcome.interrupt, outcome.gen = stop.request, gen
+        outcome.answered = self.answers[: self.used] if answered is None else answered
+        return outcome
+
+
+def step_generator(
+    node: GraphNode, gen: Any, answers: list[Any], live: bool = False
+) -> NodeOutcome | None:
+    """Run a generator node's generator, answering its interrupts from ``answers``.
+
+    A fresh generator is started and given ``answers`` in order; a ``live`` one
+    (paused in this process) is sent the last answer. Returns an outcome with
+    ``interrupt`` set when it asks for an answer it has not got, ``None`` when it
+    finished. Nothing is thrown into the user's generator: a paused one stays at
+    its ``yield``.
     """
-    value = first
-    used = 0
+    performer = _Answers(node, [] if live else answers)
     try:
-        while True:
-            if not isinstance(value, InterruptRequest):
-                raise _not_interrupt(node, value)
-            if used >= len(answers):
-                outcome = NodeOutcome(GraphState())  # the caller fills in the state
-                outcome.interrupt, outcome.gen, outcome.answered = value, gen, answers[:used]
-                return outcome
-            value = gen.send(answers[used])
-            used += 1
-    except StopIteration:
-        return None
+        drive_sync(gen, performer, value=answers[-1] if live else None, catch=())
+    except _Paused as stop:
+        return performer.paused(gen, stop, list(answers) if live else None)
+    return None
 
 
-async def drive_async_generator(
-    node: GraphNode, gen: Any, first: Any, answers: list[Any]
+async def astep_generator(
+    node: GraphNode, gen: Any, answers: list[Any], live: bool = False
 ) -> NodeOutcome | None:
-    value = first
-    used = 0
+    """:func:`step_generator` for an async generator node."""
+    performer = _Answers(node, [] if live else answers)
     try:
-        while True:
-            if not isinstance(value, InterruptRequest):
-                raise _not_interrupt(node, value)
-            if used >= len(answers):
-                outcome = NodeOutcome(GraphState())
-                outcome.interrupt, outcome.gen, outcome.answered = value, gen, answers[:used]
-                return outcome
-            value = await gen.asend(answers[used])
-            used += 1
-    except StopAsyncIteration:
-        return None
-
-
-def _start_sync(gen: Generator[Any, Any, Any]) -> tuple[bool, Any]:
-    try:
-        return True, next(gen)
-    except StopIteration:
-        return False, None
-
-
-async def _start_async(gen: Any) -> tuple[bool, Any]:
-    try:
-        return True, await gen.__anext__()
-    except StopAsyncIteration:
-        return False, None
+        await drive_async(
+            gen, performer.perform_async, value=answers[-1] if live else None, catch=()
+        )
+    except _Paused as stop:
+        return performer.paused(gen, stop, list(answers) if live else None)
+    return None
 
 
 def _finish(
@@ -376,18 +388,10 @@ def run_node_sync(node: GraphNode, state: GraphState, run: _Run, live: Any = Non
     elif kind == "gen":
         answers = state._interrupt_responses.get(node.name, [])
         if live is not None:  # in-process resume: continue at the exact yield point
-            try:
-                first = live.send(answers[-1])
-            except StopIteration:
-                return _finish(node, state, None, started)
-            paused = drive_generator(node, live, first, [])
-            if paused is not None:
-                paused.answered = list(answers)
-            return _finish(node, state, paused, started)
-        gen = node.target(state)
-        alive, first = _start_sync(gen)
-        paused = drive_generator(node, gen, first, answers) if alive else None
-        outcome = _finish(node, state, paused, started)
+            paused = step_generator(node, live, answers, live=True)
+        else:
+            paused = step_generator(node, node.target(state), answers)
+        return _finish(node, state, paused, started)
     elif kind == "agen":
         # one long-lived portal: a paused async generator must outlive this call (a loop
         # that closes runs shutdown_asyncgens, which would finalize it at its yield)
@@ -434,18 +438,10 @@ async def run_node_async(
     elif kind == "agen":
         answers = state._interrupt_responses.get(node.name, [])
         if live is not None:
-            try:
-                first = await live.asend(answers[-1])
-            except StopAsyncIteration:
-                return _finish(node, state, None, started)
-            paused = await drive_async_generator(node, live, first, [])
-            if paused is not None:
-                paused.answered = list(answers)
-            return _finish(node, state, paused, started)
-        gen = node.target(state)
-        alive, first = await _start_async(gen)
-        paused = await drive_async_generator(node, gen, first, answers) if alive else None
-        outcome = _finish(node, state, paused, started)
+            paused = await astep_generator(node, live, answers, live=True)
+        else:
+            paused = await astep_generator(node, node.target(state), answers)
+        return _finish(node, state, paused, started)
     elif kind == "gen":
         return run_node_sync(node, state, run, live)
     else:
