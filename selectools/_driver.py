@@ -10,7 +10,7 @@ what the performer raised into the program, which applies its own error policy
 
 The agent loop (``agent/_drivers.py``), the graph engine
 (``orchestration/_drivers.py``), graph generator nodes (``orchestration/node.py``)
-and pipeline steps (``pipeline/_perform.py``) are all driven from here; each
+and pipeline steps (``pipeline/_effects.py``) are all driven from here; each
 supplies only its performers.
 
 - :func:`drive_sync`: performs blocking; never touches asyncio.
