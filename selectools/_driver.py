@@ -9,7 +9,7 @@ what the performer raised into the program, which applies its own error policy
 (retries, a node's ``ErrorPolicy``) with ordinary ``try``/``except``.
 
 The agent loop (``agent/_drivers.py``), the graph engine
-(``orchestration/_drivers.py``), graph generator nodes (``orchestration/node.py``)
+(``orchestration/_drivers.py``), graph nodes and generator nodes (``orchestration/_node_run.py``)
 and pipeline steps (``pipeline/_effects.py``) are all driven from here; each
 supplies only its performers.
 

@@ -22,8 +22,9 @@ from .._driver import (
     drive_sync as _drive_sync,
 )
 from ._effects import RunNode
+from ._node_run import NodeOutcome, run_node_async, run_node_sync
 from ._recorder import graph_event
-from .node import GraphNode, NodeOutcome, run_node_async, run_node_sync
+from .node import GraphNode
 
 if TYPE_CHECKING:
     from ._run_state import _Run
