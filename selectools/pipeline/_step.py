@@ -64,6 +64,10 @@ class Step:
         self._is_async = inspect.iscoroutinefunction(fn)
         self._is_asyncgen = inspect.isasyncgenfunction(fn)
         self._is_gen = inspect.isgeneratorfunction(fn)
+        # a plain function step needs no effect: it is called in place, the same in run and arun
+        self._direct = type(self)._attempt is Step._attempt and not (
+            self._is_async or self._is_asyncgen
+        )
         self._kwargs: frozenset[str] | None = self._accepted_kwargs(fn)
         try:  # keep the wrapped function's identity for help() and IDEs
             self.__doc__ = fn.__doc__
@@ -137,13 +141,16 @@ class Step:
             return kwargs
         return {k: v for k, v in kwargs.items() if k in self._kwargs}
 
+    def _call(self, value: Any, kwargs: dict[str, Any]) -> Any:
+        """A plain function (or sync generator) step, called in place."""
+        out = self.fn(value, **self._pick(kwargs))
+        return collect(list(out)) if self._is_gen else out
+
     def _attempt(self, value: Any, kwargs: dict[str, Any], entry: dict[str, Any]) -> Program:
         """One try at the step; what it learns for the trace goes into ``entry``."""
-        picked = self._pick(kwargs)
-        if self._is_async or self._is_asyncgen:
-            return (yield Await(self.fn, value, picked, self._is_asyncgen))
-        out = self.fn(value, **picked)
-        return collect(list(out)) if self._is_gen else out
+        if self._direct:
+            return self._call(value, kwargs)
+        return (yield Await(self.fn, value, self._pick(kwargs), self._is_asyncgen))
 
     def _attempt_now(self, value: Any, kwargs: dict[str, Any]) -> Any:
         """One untraced try, blocking (what calling a composite step directly does)."""
@@ -172,7 +179,10 @@ class Step:
             entry: dict[str, Any] = {"step": self.name, "status": "ok"}
             start = time.perf_counter()
             try:
-                out = yield from self._attempt(value, kwargs, entry)
+                if self._direct:
+                    out = self._call(value, kwargs)
+                else:
+                    out = yield from self._attempt(value, kwargs, entry)
             except Exception as exc:
                 if self._failed(entry, exc, attempt, start, trace):
                     attempt += 1
