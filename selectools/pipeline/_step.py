@@ -10,6 +10,8 @@ from __future__ import annotations
 import inspect
 import time
 from collections.abc import AsyncIterator, Callable, Generator
+from functools import cache
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from .._driver import drive_async, drive_sync
@@ -27,6 +29,14 @@ __all__ = ["Program", "Step"]
 Program = Generator[Any, Any, Any]
 
 _ON_ERROR = ("raise", "skip")
+
+
+@cache
+def _pipeline_module() -> ModuleType:
+    """``._pipeline``, which imports this module: looked up once (``|`` is on the hot path)."""
+    from . import _pipeline
+
+    return _pipeline
 
 
 @beta
@@ -125,14 +135,14 @@ class Step:
         return f"Step({self.name!r}{extras})"
 
     def __or__(self, other: Any) -> Pipeline:
-        from ._pipeline import Pipeline, steps_of
-
-        return Pipeline._compose((self,), steps_of(other))
+        pipeline = _pipeline_module()
+        composed: Pipeline = pipeline.Pipeline._compose((self,), pipeline.steps_of(other))
+        return composed
 
     def __ror__(self, other: Any) -> Pipeline:
-        from ._pipeline import Pipeline, steps_of
-
-        return Pipeline._compose(steps_of(other), (self,))
+        pipeline = _pipeline_module()
+        composed: Pipeline = pipeline.Pipeline._compose(pipeline.steps_of(other), (self,))
+        return composed
 
     # -- one attempt (composite steps override) -----------------------------------------------
 
