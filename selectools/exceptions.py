@@ -12,6 +12,7 @@ from typing import Any
 __all__ = [
     "CostWarning",
     "MemoryLimitExceededError",
+    "PipelineError",
     "ProviderConfigurationError",
     "ProviderError",
     "SelectoolsError",
@@ -239,6 +240,17 @@ class GraphExecutionError(SelectoolsError):
         self.step = step
         self.cause = cause
         self.result: Any = None
+
+
+class PipelineError(SelectoolsError):
+    """A pipeline or step was built or called with something it cannot use."""
+
+
+class BranchNotFoundError(PipelineError, KeyError):
+    """``branch()`` got a key that names no branch and there is no ``default``."""
+
+    def __str__(self) -> str:  # KeyError would quote the whole message
+        return str(self.args[0])
 
 
 class CostWarning(UserWarning):

@@ -98,6 +98,6 @@ def render_step_result(result: StepResult) -> str:
 
 
 RENDERERS: dict[str, Renderers] = {
-    "selectools.pipeline.Pipeline": {"text": repr, "html": render_pipeline},
-    "selectools.pipeline.StepResult": {"text": repr, "html": render_step_result},
+    "selectools.pipeline._pipeline.Pipeline": {"text": repr, "html": render_pipeline},
+    "selectools.pipeline._pipeline.StepResult": {"text": repr, "html": render_step_result},
 }

@@ -1,4 +1,8 @@
-"""Drivers: perform the loop's effects, blocking or awaiting, streaming or not.
+"""The agent's performers: what each effect of the loop does, blocking or awaiting, streaming or not.
+
+The stepping itself (send, throw, stream) is :mod:`selectools._driver`, shared
+with the graph and pipelines; the four ``drive_*`` functions here bind a run's
+context to its performers.
 
 Providers are called through :mod:`selectools.providers._adapt`, which knows how
 to call any provider (sync only, async only, text-only streams) in one place.
@@ -13,10 +17,18 @@ from __future__ import annotations
 import contextvars
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Generator, Iterator
+from functools import partial
 from typing import Any
 
 from .._current_run import bind_run, unbind_run
+from .._driver import (
+    Reply,
+    drive_async as _drive_async,
+    drive_async_stream as _drive_async_stream,
+    drive_sync as _drive_sync,
+    drive_sync_stream as _drive_sync_stream,
+)
 from ..exceptions import ProviderError
 from ..providers._adapt import acomplete, astream, complete, stream
 from ..providers.base import AnyProvider, LLMRequest, estimate_usage
@@ -173,6 +185,13 @@ def _call_llm_sync(ctx: RunContext, effect: CallLLM) -> tuple[Message, UsageStat
 def _perform_sync(ctx: RunContext, effect: Any) -> Any:
     kind = type(effect)
     if kind is CallLLM:
+        if not effect.stream:
+            # the common effect, performed inline (it is most of a run's overhead)
+            token = bind_run(ctx.emitter)
+            try:
+                return _complete_sync(ctx, effect.provider or ctx.provider, effect.request)
+            finally:
+                unbind_run(token)
         return _call_llm_sync(ctx, effect)
     if kind is RunTools:
         return run_jobs_sync(effect.jobs, effect.parallel, effect.timeout, effect.deadline)
@@ -223,6 +242,59 @@ async def _perform_async(ctx: RunContext, effect: Any) -> Any:
     if kind is AskApproval:
         return await ask_async(effect)
     raise TypeError(f"unknown effect {effect!r}")
+
+
+def _stream_sync(ctx: RunContext, effect: Any) -> Generator[StreamChunk, None, Any]:
+    """Perform ``effect`` for a streaming run: a streamed model call yields its text as chunks."""
+    if type(effect) is not CallLLM or not effect.stream:
+        return _perform_sync(ctx, effect)
+    acc = _start_stream(ctx)
+    try:
+        for item in _bound(ctx, stream(ctx.provider, effect.request)):
+            text = acc.add(item)
+            if text:
+                ctx.emitter.emit("on_stream_chunk", text, iteration=ctx.iteration)
+                yield StreamChunk(content=text, iteration=ctx.iteration)
+    except GeneratorExit:
+        raise
+    except BaseException:
+        if acc.parts:  # the program may retry: the consumer drops what it showed so far
+            yield StreamChunk(iteration=ctx.iteration, restart=True)
+        raise
+    if acc.tool_calls:
+        yield StreamChunk(tool_calls=list(acc.tool_calls), iteration=ctx.iteration)
+    return acc.finish(effect.request, ctx.provider_name)
+
+
+async def _stream_async(ctx: RunContext, effect: Any) -> AsyncIterator[StreamChunk | Reply]:
+    """:func:`_stream_sync` on the event loop; ends with the effect's :class:`Reply`."""
+    if type(effect) is not CallLLM or not effect.stream:
+        yield Reply(await _perform_async(ctx, effect))
+        return
+    acc = _start_stream(ctx)
+    try:
+        async for item in _abound(ctx, astream(ctx.provider, effect.request)):
+            text = acc.add(item)
+            if text:
+                ctx.emitter.emit("on_stream_chunk", text, iteration=ctx.iteration)
+                yield StreamChunk(content=text, iteration=ctx.iteration)
+    except GeneratorExit:
+        raise
+    except BaseException:
+        if acc.parts:
+            yield StreamChunk(iteration=ctx.iteration, restart=True)
+        raise
+    if acc.tool_calls:
+        yield StreamChunk(tool_calls=list(acc.tool_calls), iteration=ctx.iteration)
+    yield Reply(acc.finish(effect.request, ctx.provider_name))
+
+
+def _start_stream(ctx: RunContext) -> StreamAccumulator:
+    """A streamed model call begins: the run keeps its parts (a cancelled run reports them)."""
+    acc = StreamAccumulator()
+    ctx.stream_calls += 1
+    ctx.stream_parts = acc.parts
+    return acc
 
 
 def _stoppable(ctx: RunContext) -> bool:
@@ -297,128 +369,24 @@ async def _astop_reading(items: Any) -> None:
 
 # -- drivers -----------------------------------------------------------------
 def drive_sync(ctx: RunContext, program: Program) -> AgentResult:
-    value: Any = None
-    error: BaseException | None = None
-    send = program.send
-    while True:
-        try:
-            effect = send(value) if error is None else program.throw(error)
-        except StopIteration as stop:
-            result: AgentResult = stop.value  # a Program returns its AgentResult
-            return result
-        value = error = None
-        try:
-            if type(effect) is CallLLM and not effect.stream:
-                # the common effect, performed inline (it is most of a run's overhead)
-                token = bind_run(ctx.emitter)
-                try:
-                    value = _complete_sync(ctx, effect.provider or ctx.provider, effect.request)
-                finally:
-                    unbind_run(token)
-            else:
-                value = _perform_sync(ctx, effect)
-        except BaseException as exc:
-            error = exc
+    result: AgentResult = _drive_sync(program, partial(_perform_sync, ctx))
+    return result
 
 
 async def drive_async(ctx: RunContext, program: Program) -> AgentResult:
-    value: Any = None
-    error: BaseException | None = None
-    emitter = ctx.emitter
-    try:
-        while True:
-            try:
-                effect = program.send(value) if error is None else program.throw(error)
-            except StopIteration as stop:
-                result: AgentResult = stop.value  # a Program returns its AgentResult
-                return result
-            value = error = None
-            await emitter.flush()
-            try:
-                value = await _perform_async(ctx, effect)
-            except BaseException as exc:
-                error = exc
-    finally:
-        await emitter.flush()
+    result: AgentResult = await _drive_async(
+        program, partial(_perform_async, ctx), settle=ctx.emitter.flush
+    )
+    return result
 
 
 def drive_sync_stream(ctx: RunContext, program: Program) -> Iterator[StreamChunk | AgentResult]:
     """Like :func:`drive_sync`, yielding a :class:`StreamChunk` per text delta."""
-    value: Any = None
-    error: BaseException | None = None
-    emit = ctx.emitter.emit
-    try:
-        while True:
-            try:
-                effect = program.send(value) if error is None else program.throw(error)
-            except StopIteration as stop:
-                yield stop.value
-                return
-            value = error = None
-            acc = None
-            try:
-                if type(effect) is CallLLM and effect.stream:
-                    acc = StreamAccumulator()
-                    ctx.stream_calls += 1
-                    ctx.stream_parts = acc.parts
-                    for item in _bound(ctx, stream(ctx.provider, effect.request)):
-                        text = acc.add(item)
-                        if text:
-                            emit("on_stream_chunk", text, iteration=ctx.iteration)
-                            yield StreamChunk(content=text, iteration=ctx.iteration)
-                    if acc.tool_calls:
-                        yield StreamChunk(tool_calls=list(acc.tool_calls), iteration=ctx.iteration)
-                    value = acc.finish(effect.request, ctx.provider_name)
-                else:
-                    value = _perform_sync(ctx, effect)
-            except GeneratorExit:
-                raise
-            except BaseException as exc:
-                error = exc
-                if acc is not None and acc.parts:
-                    yield StreamChunk(iteration=ctx.iteration, restart=True)
-    finally:
-        program.close()
+    return _drive_sync_stream(program, partial(_stream_sync, ctx))
 
 
-async def drive_async_stream(
+def drive_async_stream(
     ctx: RunContext, program: Program
 ) -> AsyncIterator[StreamChunk | AgentResult]:
     """Like :func:`drive_async`, yielding a :class:`StreamChunk` per text delta."""
-    value: Any = None
-    error: BaseException | None = None
-    emitter = ctx.emitter
-    try:
-        while True:
-            try:
-                effect = program.send(value) if error is None else program.throw(error)
-            except StopIteration as stop:
-                await emitter.flush()
-                yield stop.value
-                return
-            value = error = None
-            await emitter.flush()
-            acc = None
-            try:
-                if type(effect) is CallLLM and effect.stream:
-                    acc = StreamAccumulator()
-                    ctx.stream_calls += 1
-                    ctx.stream_parts = acc.parts
-                    async for item in _abound(ctx, astream(ctx.provider, effect.request)):
-                        text = acc.add(item)
-                        if text:
-                            emitter.emit("on_stream_chunk", text, iteration=ctx.iteration)
-                            yield StreamChunk(content=text, iteration=ctx.iteration)
-                    if acc.tool_calls:
-                        yield StreamChunk(tool_calls=list(acc.tool_calls), iteration=ctx.iteration)
-                    value = acc.finish(effect.request, ctx.provider_name)
-                else:
-                    value = await _perform_async(ctx, effect)
-            except GeneratorExit:
-                raise
-            except BaseException as exc:
-                error = exc
-                if acc is not None and acc.parts:
-                    yield StreamChunk(iteration=ctx.iteration, restart=True)
-    finally:
-        program.close()
+    return _drive_async_stream(program, partial(_stream_async, ctx), settle=ctx.emitter.flush)

@@ -1,11 +1,12 @@
-"""The two drivers of the graph engine: perform its effects blocking, or on an event loop.
+"""The graph engine's performers: run a node, or branches side by side, blocking or on a loop.
 
-Both step :func:`._engine.core` the same way: send the outcome of the last
-effect (or throw its exception into the engine, which applies the node's error
-policy). The sync driver never starts an event loop unless a parallel group
-holds async nodes. The async driver also streams: it hands out the
-``GraphEvent``s the recorder queued, and an agent node's text as it arrives.
-``live`` is a paused generator node (an in-process resume), given to the first node run.
+:func:`._engine.core` is an effect program stepped by :mod:`selectools._driver`
+(shared with the agent loop and pipelines): a node's exception is thrown back
+into the engine, which applies the node's error policy. The sync performer never
+starts an event loop unless a parallel group holds async nodes. The streaming one
+(``astream``) hands out the ``GraphEvent``s the recorder queued, and an agent
+node's text as it arrives. ``live`` is a paused generator node (an in-process
+resume), given to the first node run.
 """
 
 from __future__ import annotations
@@ -14,9 +15,16 @@ import asyncio
 from collections.abc import AsyncIterator, Generator
 from typing import TYPE_CHECKING, Any
 
+from .._driver import (
+    Reply,
+    drive_async as _drive_async,
+    drive_async_stream as _drive_async_stream,
+    drive_sync as _drive_sync,
+)
 from ._effects import RunNode
+from ._node_run import NodeOutcome, run_node_async, run_node_sync
 from ._recorder import graph_event
-from .node import GraphNode, NodeOutcome, run_node_async, run_node_sync
+from .node import GraphNode
 
 if TYPE_CHECKING:
     from ._run_state import _Run
@@ -28,22 +36,15 @@ __all__ = ["drive_async", "drive_sync", "drive_to_end"]
 
 
 def drive_sync(run: _Run, gen: Generator[Any, Any, None], live: Any = None) -> GraphResult:
-    send: Any = None
-    error: BaseException | None = None
-    while True:
-        try:
-            effect = gen.send(send) if error is None else gen.throw(error)
-        except StopIteration:
-            break
-        error = None
-        try:
-            if type(effect) is RunNode:
-                send = run_node_sync(effect.node, effect.state, run, live)
-                live = None
-            else:
-                send = _branches_sync(effect.branches, run)
-        except Exception as exc:
-            send, error = None, exc
+    first = [live]
+
+    def perform(effect: Any) -> Any:
+        if type(effect) is RunNode:
+            paused, first[0] = first[0], None
+            return run_node_sync(effect.node, effect.state, run, paused)
+        return _branches_sync(effect.branches, run)
+
+    _drive_sync(gen, perform, catch=Exception)
     assert run.result is not None
     return run.result
 
@@ -65,43 +66,38 @@ async def _branches_async(
 async def drive_async(
     run: _Run, gen: Generator[Any, Any, None], live: Any = None
 ) -> AsyncIterator[GraphEvent]:
-    send: Any = None
-    error: BaseException | None = None
     stream = run.stream
-    chunks: list[NodeOutcome] = []
-    while True:
-        try:
-            effect = gen.send(send) if error is None else gen.throw(error)
-        except StopIteration:
-            break
-        except BaseException:
-            if stream:  # what the run recorded before it failed is streamed before the error
-                for event in stream:
-                    yield event
-                stream.clear()
-            raise
-        error = None
+    first = [live]
+
+    async def perform(effect: Any) -> AsyncIterator[Any]:
         if stream:
             for event in stream:
                 yield event
             stream.clear()
         if run.emitter is not None and run.emitter.pending:
             await run.emitter.flush()
-        try:
-            if type(effect) is RunNode:
-                node = effect.node
-                if stream is not None and node.kind == "agent":
-                    send = None
-                    async for event in _stream_agent(node, effect.state, run, chunks):
-                        yield event
-                    send = chunks.pop()
-                else:
-                    send = await run_node_async(node, effect.state, run, live)
-                live = None
-            else:
-                send = await _branches_async(effect.branches, run)
-        except Exception as exc:
-            send, error = None, exc
+        if type(effect) is not RunNode:
+            yield Reply(await _branches_async(effect.branches, run))
+            return
+        node, paused, first[0] = effect.node, first[0], None
+        if stream is not None and node.kind == "agent":
+            chunks: list[NodeOutcome] = []
+            async for event in _stream_agent(node, effect.state, run, chunks):
+                yield event
+            yield Reply(chunks.pop())
+        else:
+            yield Reply(await run_node_async(node, effect.state, run, paused))
+
+    try:
+        async for event in _drive_async_stream(gen, perform, catch=Exception):
+            if event is not None:  # the last item is the engine's return value, None
+                yield event
+    except Exception:
+        if stream:  # what the run recorded before it failed is streamed before the error
+            for event in stream:
+                yield event
+            stream.clear()
+        raise
     if stream:
         for event in stream:
             yield event
@@ -110,8 +106,17 @@ async def drive_async(
 
 async def drive_to_end(run: _Run, gen: Generator[Any, Any, None], live: Any = None) -> GraphResult:
     """Drive on the event loop without streaming; the run's result."""
-    async for _ in drive_async(run, gen, live):
-        pass
+    first = [live]
+
+    async def perform(effect: Any) -> Any:
+        if run.emitter is not None and run.emitter.pending:
+            await run.emitter.flush()
+        if type(effect) is RunNode:
+            paused, first[0] = first[0], None
+            return await run_node_async(effect.node, effect.state, run, paused)
+        return await _branches_async(effect.branches, run)
+
+    await _drive_async(gen, perform, catch=Exception)
     assert run.result is not None
     return run.result
 

@@ -20,8 +20,9 @@ from ..types import AgentResult, Message, Role
 from ..usage import AgentUsage
 from ._effects import RunBranches, RunNode
 from ._interrupts import pause
+from ._node_run import NodeOutcome
 from ._recorder import record
-from .node import GraphNode, NodeOutcome, ParallelGroupNode
+from .node import GraphNode, ParallelGroupNode
 from .primitives import ErrorPolicy, Goto, Scatter, Update
 from .state import STATE_KEY_LAST_OUTPUT, GraphState, MergePolicy, merge_states
 

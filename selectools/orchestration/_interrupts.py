@@ -20,9 +20,9 @@ from ._run_state import _Run
 from .state import GraphState
 
 if TYPE_CHECKING:
+    from ._node_run import NodeOutcome
     from .checkpoint import CheckpointStore
     from .graph import AgentGraph
-    from .node import NodeOutcome
 
 __all__ = ["pause", "reopen"]
 

@@ -7,9 +7,12 @@ private modules of one concept each:
 - ``_engine.py``: a plain generator that walks the graph (routing, error
   policies, loop and stall detection, budgets, checkpoints) and *yields* typed
   effects (``_effects.py``: run this node, run these branches);
-- ``_drivers.py``: a sync and an async driver that perform the effects and send
-  the outcomes back, so the rules live in one place and the sync path never
-  starts an event loop;
+- ``_drivers.py``: the performers of those effects, blocking, awaiting or
+  streaming (the stepping is ``selectools/_driver.py``, shared with the agent
+  and pipelines), so the rules live in one place and the sync path never starts
+  an event loop;
+- ``node.py``: the node types; ``_node_run.py``: running one node, itself an
+  effect program (an agent, a coroutine, a subgraph to run);
 - ``_run_state.py``: what one run accumulates; ``_recorder.py``: one table from
   each fact to its trace step, observer event and ``GraphEvent``;
 - ``_interrupts.py``: pausing at an interrupt and answering it.

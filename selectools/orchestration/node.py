@@ -1,32 +1,27 @@
-"""Graph nodes and how each kind runs (sync and async).
+"""Graph nodes: what a node wraps, its kind, and how an agent node's input and output are shaped.
 
 A node wraps an :class:`~selectools.Agent`, a sync or async callable
 ``(GraphState) -> GraphState | None``, a sync or async generator (a node that
 can pause with :class:`InterruptRequest`), or another graph. The kind is worked
-out once, when the node is added, so running it is one branch on a string.
+out once, when the node is added, so running it (:mod:`._node_run`) is one
+branch on a string.
 """
 
 from __future__ import annotations
 
 import inspect
-import threading
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .._async_bridge import run_sync
-from ..exceptions import GraphExecutionError
 from ..stability import beta
-from ..trace import now
 from ..types import AgentResult, Message, Role
-from .primitives import ErrorPolicy, InterruptRequest
+from .primitives import ErrorPolicy
 from .state import STATE_KEY_LAST_OUTPUT, ContextMode, GraphState, MergePolicy
 
 if TYPE_CHECKING:
-    from .._portal import Portal
-    from ._run_state import _Run
-    from .graph import AgentGraph, GraphResult
+    from .graph import AgentGraph
 
-__all__ = ["GraphNode", "NodeOutcome", "ParallelGroupNode", "SubgraphNode"]
+__all__ = ["GraphNode", "ParallelGroupNode", "SubgraphNode"]
 
 
 def node_kind(target: Any) -> str:
@@ -186,33 +181,6 @@ class SubgraphNode(GraphNode):
         self.output_map = output_map
 
 
-class NodeOutcome:
-    """What running a node produced (the engine turns it into state, results and spans)."""
-
-    __slots__ = ("answered", "ended", "gen", "interrupt", "result", "started", "state", "sub")
-
-    def __init__(
-        self,
-        state: GraphState,
-        result: AgentResult | None = None,
-        started: float = 0.0,
-    ) -> None:
-        self.state = state
-        self.result = result
-        self.interrupt: InterruptRequest | None = None
-        self.gen: Any = None
-        self.answered: list[Any] = []
-        self.sub: GraphResult | None = None
-        self.started = started
-        self.ended = 0.0
-
-
-def _check_agent(result: AgentResult) -> None:
-    """An agent run that ended with an error fails its node (so the error policy applies)."""
-    if result.error is not None and result.stop_reason not in ("cancelled", "budget_exceeded"):
-        raise result.error
-
-
 def _digest(state: GraphState) -> str:
     """SUMMARY mode: a compact digest of the conversation so far (one line per message)."""
     lines = []
@@ -220,237 +188,3 @@ def _digest(state: GraphState) -> str:
         text = message.text.replace("\n", " ")
         lines.append(f"{message.role.value}: {text[:200]}")
     return "Summary of the conversation so far:\n" + "\n".join(lines)
-
-
-def _returned(node: GraphNode, value: Any, state: GraphState) -> GraphState:
-    """What a callable node returned: a state, None (pass through), a str (the output) or a dict patch."""
-    if value is None:
-        return state
-    if isinstance(value, GraphState):
-        return value
-    if isinstance(value, str):
-        state.data[STATE_KEY_LAST_OUTPUT] = value
-        return state
-    if isinstance(value, dict):
-        state.data.update(value)
-        return state
-    raise GraphExecutionError(
-        f"node {node.name!r} returned {type(value).__name__}; return a GraphState, None, "
-        "a str (the node's output) or a dict (merged into state.data)",
-        node_name=node.name,
-    )
-
-
-def _not_interrupt(node: GraphNode, value: Any) -> GraphExecutionError:
-    return GraphExecutionError(
-        f"generator node {node.name!r} yielded {type(value).__name__}; generator nodes pause "
-        "the graph by yielding InterruptRequest(...)",
-        node_name=node.name,
-    )
-
-
-def drive_generator(
-    node: GraphNode, gen: Generator[Any, Any, Any], first: Any, answers: list[Any]
-) -> NodeOutcome | None:
-    """Step a started sync generator, answering its interrupts from ``answers``.
-
-    ``first`` is what it yielded first. Returns an outcome with ``interrupt``
-    set when it asks for more than ``answers`` holds, ``None`` when it finished.
-    """
-    value = first
-    used = 0
-    try:
-        while True:
-            if not isinstance(value, InterruptRequest):
-                raise _not_interrupt(node, value)
-            if used >= len(answers):
-                outcome = NodeOutcome(GraphState())  # the caller fills in the state
-                outcome.interrupt, outcome.gen, outcome.answered = value, gen, answers[:used]
-                return outcome
-            value = gen.send(answers[used])
-            used += 1
-    except StopIteration:
-        return None
-
-
-async def drive_async_generator(
-    node: GraphNode, gen: Any, first: Any, answers: list[Any]
-) -> NodeOutcome | None:
-    value = first
-    used = 0
-    try:
-        while True:
-            if not isinstance(value, InterruptRequest):
-                raise _not_interrupt(node, value)
-            if used >= len(answers):
-                outcome = NodeOutcome(GraphState())
-                outcome.interrupt, outcome.gen, outcome.answered = value, gen, answers[:used]
-                return outcome
-            value = await gen.asend(answers[used])
-            used += 1
-    except StopAsyncIteration:
-        return None
-
-
-def _start_sync(gen: Generator[Any, Any, Any]) -> tuple[bool, Any]:
-    try:
-        return True, next(gen)
-    except StopIteration:
-        return False, None
-
-
-async def _start_async(gen: Any) -> tuple[bool, Any]:
-    try:
-        return True, await gen.__anext__()
-    except StopAsyncIteration:
-        return False, None
-
-
-def _finish(
-    node: GraphNode, state: GraphState, paused: NodeOutcome | None, started: float
-) -> NodeOutcome:
-    if paused is not None:
-        paused.state, paused.started, paused.ended = state, started, now()
-        return paused
-    state._interrupt_responses.pop(node.name, None)
-    outcome = NodeOutcome(state, None, started)
-    outcome.ended = now()
-    return outcome
-
-
-def _subgraph_state(node: GraphNode, state: GraphState) -> GraphState:
-    maps = node.input_map if isinstance(node, SubgraphNode) else None
-    if maps is None:
-        return state
-    child = GraphState(messages=list(state.messages), metadata=dict(state.metadata))
-    for parent_key, child_key in maps.items():
-        if parent_key in state.data:
-            child.data[child_key] = state.data[parent_key]
-    if STATE_KEY_LAST_OUTPUT in state.data and STATE_KEY_LAST_OUTPUT not in child.data:
-        child.data[STATE_KEY_LAST_OUTPUT] = state.data[STATE_KEY_LAST_OUTPUT]
-    return child
-
-
-def _subgraph_back(node: GraphNode, state: GraphState, sub: GraphResult) -> GraphState:
-    if not isinstance(node, SubgraphNode) or node.input_map is None:
-        return sub.state
-    for child_key, parent_key in (node.output_map or {}).items():
-        if child_key in sub.state.data:
-            state.data[parent_key] = sub.state.data[child_key]
-    state.data[STATE_KEY_LAST_OUTPUT] = sub.content
-    state.messages.append(Message(Role.ASSISTANT, sub.content))
-    return state
-
-
-_GENERATORS: list[Portal] = []
-_GENERATORS_LOCK = threading.Lock()
-
-
-def _generator_portal() -> Portal:
-    """The portal sync runs step async generator nodes on: one per process, closed at exit."""
-    with _GENERATORS_LOCK:
-        if not _GENERATORS:
-            import atexit
-
-            from .._portal import Portal
-
-            _GENERATORS.append(Portal("graph-generators"))
-            atexit.register(_GENERATORS[0].close)
-    return _GENERATORS[0].start()
-
-
-def run_node_sync(node: GraphNode, state: GraphState, run: _Run, live: Any = None) -> NodeOutcome:
-    """Run ``node`` once, blocking. ``live``: a paused generator to continue with the next answer."""
-    started = now()
-    kind = node.kind
-    if kind == "sync":
-        outcome = NodeOutcome(_returned(node, node.target(state), state), None, started)
-    elif kind == "agent":
-        result = node.target.run(
-            node.agent_input(state), parent_run_id=run.run_id, cancellation_token=run.token
-        )
-        _check_agent(result)
-        outcome = NodeOutcome(node.agent_output(result, state), result, started)
-    elif kind == "async":
-        outcome = NodeOutcome(_returned(node, run_sync(node.target(state)), state), None, started)
-    elif kind == "gen":
-        answers = state._interrupt_responses.get(node.name, [])
-        if live is not None:  # in-process resume: continue at the exact yield point
-            try:
-                first = live.send(answers[-1])
-            except StopIteration:
-                return _finish(node, state, None, started)
-            paused = drive_generator(node, live, first, [])
-            if paused is not None:
-                paused.answered = list(answers)
-            return _finish(node, state, paused, started)
-        gen = node.target(state)
-        alive, first = _start_sync(gen)
-        paused = drive_generator(node, gen, first, answers) if alive else None
-        outcome = _finish(node, state, paused, started)
-    elif kind == "agen":
-        # one long-lived portal: a paused async generator must outlive this call (a loop
-        # that closes runs shutdown_asyncgens, which would finalize it at its yield)
-        return _generator_portal().call(run_node_async(node, state, run, live))
-    else:  # graph
-        sub = node.target._run_sync(_subgraph_state(node, state), run)
-        outcome = NodeOutcome(_subgraph_back(node, state, sub), None, started)
-        outcome.sub = sub
-    outcome.ended = now()
-    return outcome
-
-
-async def run_node_async(
-    node: GraphNode,
-    state: GraphState,
-    run: _Run,
-    live: Any = None,
-    on_chunk: Callable[[str], None] | None = None,
-) -> NodeOutcome:
-    started = now()
-    kind = node.kind
-    if kind == "sync":
-        outcome = NodeOutcome(_returned(node, node.target(state), state), None, started)
-    elif kind == "agent":
-        messages = node.agent_input(state)
-        if on_chunk is None:
-            result = await node.target.arun(
-                messages, parent_run_id=run.run_id, cancellation_token=run.token
-            )
-        else:
-            result = None
-            async for item in node.target.astream(
-                messages, parent_run_id=run.run_id, cancellation_token=run.token
-            ):
-                if isinstance(item, AgentResult):
-                    result = item
-                elif item.content:
-                    on_chunk(item.content)
-            assert result is not None
-        _check_agent(result)
-        outcome = NodeOutcome(node.agent_output(result, state), result, started)
-    elif kind == "async":
-        outcome = NodeOutcome(_returned(node, await node.target(state), state), None, started)
-    elif kind == "agen":
-        answers = state._interrupt_responses.get(node.name, [])
-        if live is not None:
-            try:
-                first = await live.asend(answers[-1])
-            except StopAsyncIteration:
-                return _finish(node, state, None, started)
-            paused = await drive_async_generator(node, live, first, [])
-            if paused is not None:
-                paused.answered = list(answers)
-            return _finish(node, state, paused, started)
-        gen = node.target(state)
-        alive, first = await _start_async(gen)
-        paused = await drive_async_generator(node, gen, first, answers) if alive else None
-        outcome = _finish(node, state, paused, started)
-    elif kind == "gen":
-        return run_node_sync(node, state, run, live)
-    else:
-        sub = await node.target._run_async(_subgraph_state(node, state), run)
-        outcome = NodeOutcome(_subgraph_back(node, state, sub), None, started)
-        outcome.sub = sub
-    outcome.ended = now()
-    return outcome

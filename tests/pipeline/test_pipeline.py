@@ -552,3 +552,54 @@ def test_html_views_show_the_chain_and_the_trace() -> None:
 
     shown = (clean | broken).run("A")._repr_html_()
     assert "skipped" in shown and "ValueError: &lt;bad&gt;" in shown and "<bad>" not in shown
+
+
+# -- one program, two drivers ----------------------------------------------------------------
+
+
+def _shape(trace: list[dict[str, Any]]) -> list[Any]:
+    """A trace without its timings: what ``run`` and ``arun`` must agree on."""
+    return [
+        {k: (_shape(v) if k == "steps" else v) for k, v in entry.items() if k != "duration_ms"}
+        for entry in trace
+    ]
+
+
+def test_run_and_arun_record_the_same_trace_also_when_a_parallel_group_fails() -> None:
+    """Each step is written once: blocking and awaiting give the same output and trace."""
+
+    def build() -> tuple[Pipeline, list[int]]:
+        tries: list[int] = []
+
+        @step(name="flaky")
+        async def flaky(text: str) -> str:
+            tries.append(1)
+            if len(tries) == 1:
+                raise ValueError("first try fails")
+            return text[::-1]
+
+        @step(name="words", on_error="skip")
+        def words(text: str) -> int:
+            raise RuntimeError("no words today")
+
+        @step(name="agen")
+        async def spell(outputs: dict):  # type: ignore[no-untyped-def]
+            for char in outputs["flaky"][:3]:
+                yield char
+
+        # the failing branch last: blocking, the branches run in order and stop at a failure
+        group = retry(parallel(shout, words, flaky), attempts=1)
+        routes = branch(lambda out: "long" if len(out["shout"]) > 4 else "short", long=spell)
+        return clean | group | routes | cache_step(str.title), tries
+
+    blocking, tries_blocking = build()
+    awaiting, tries_awaiting = build()
+    ran = blocking.run("  Hello ")
+    awaited = asyncio.run(awaiting.arun("  Hello "))
+    assert ran.output == awaited.output == "Oll"
+    assert ran.steps_run == awaited.steps_run == 4
+    assert tries_blocking == tries_awaiting == [1, 1]
+    assert _shape(ran.trace) == _shape(awaited.trace)
+    retried = ran.trace[1]
+    assert retried["status"] == "retrying"
+    assert [e["step"] for e in retried["steps"]] == ["shout", "words", "flaky"]
