@@ -262,7 +262,8 @@ def render_table() -> str:
         "|---|---|---|",
     ]
     for name, (scope, params) in SPECS.items():
-        payload = ", ".join(f"`{p}: {_SHOWN.get(t, t)}`" for p, t in params)
+        # a | inside a cell, even in a code span, would end the cell: Markdown tables need \|
+        payload = ", ".join(f"`{p}: {_SHOWN.get(t, t)}`".replace("|", "\\|") for p, t in params)
         lines.append(f"| `{name}` | {scope} | {payload} |")
     return "\n".join(lines) + "\n"
 
