@@ -21,7 +21,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from sse_starlette.sse import EventSourceResponse
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -31,6 +30,7 @@ from starlette.routing import Route
 from .._version import __version__
 from ..providers.base import provider_label
 from ._guard import AttemptLimiter, RequestGuard, frame_ancestors
+from ._sse import EventStream
 from ._starlette_app import (
     SECURITY_HEADERS,
     bearer_token,
@@ -308,12 +308,12 @@ def create_builder_app(
     async def run(request: Request) -> Response:
         prepared = runs.prepare(await read_json(request, MAX_BODY))
 
-        async def events() -> AsyncIterator[dict[str, str]]:
+        async def events() -> AsyncIterator[str]:
             async for event in runs.events(prepared):
-                yield {"data": json.dumps(event)}
-            yield {"data": "[DONE]"}
+                yield json.dumps(event)
+            yield "[DONE]"
 
-        return EventSourceResponse(events(), headers=SECURITY_HEADERS, sep="\n", ping=15)
+        return EventStream(events(), headers=SECURITY_HEADERS)
 
     async def resume(request: Request) -> Response:
         body = await body_of(request, "run_id", "node", "option")
@@ -386,7 +386,7 @@ def create_builder_app(
         body = await body_of(request, "path")
         target = _watched_file(watch_root, body["path"])
 
-        async def events() -> AsyncIterator[dict[str, str]]:
+        async def events() -> AsyncIterator[str]:
             seen: tuple[float, int] | None = None
             while True:
                 try:
@@ -396,10 +396,10 @@ def create_builder_app(
                     now = (-1.0, -1)
                 if now != seen:
                     seen = now
-                    yield {"data": json.dumps(_watch_event(target))}
+                    yield json.dumps(_watch_event(target))
                 await asyncio.sleep(WATCH_INTERVAL_S)
 
-        return EventSourceResponse(events(), headers=SECURITY_HEADERS, sep="\n", ping=15)
+        return EventStream(events(), headers=SECURITY_HEADERS)
 
     async def trace(request: Request) -> Response:
         body = await body_of(request, "trace_json")
