@@ -1,29 +1,60 @@
-"""What ``%load_ext selectools`` keeps per shell: defaults, the notebook's tools, memories."""
+"""What ``%load_ext selectools`` keeps per shell: the settings, the notebook's tools, memories."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from ..tools import ToolLike
+    from .run_ledger import Ledger
     from .mcp_attach import MCPAttachment
 
-__all__ = ["NotebookState"]
+__all__ = ["NotebookSettings", "NotebookState"]
+
+
+class NotebookSettings(Protocol):
+    """The configurable defaults: the traits of :class:`~.magics.SelectoolsMagics`."""
+
+    provider: str
+    model: str
+    display: str
+    approval: str
+    budget: float | None
+    context_limit: int
+
+
+def _new_ledger() -> Ledger:
+    from .run_ledger import Ledger
+
+    return Ledger()
 
 
 @dataclass
 class NotebookState:
-    """Settings made with ``%selectools``, tools made with ``%%tool``, ``--memory`` conversations,
-    MCP servers attached with ``%selectools mcp`` (their tools are in ``tools`` too).
+    """The settings (the magics' traits: ``%config SelectoolsMagics`` and ``%selectools k=v``
+    set the same values), tools made with ``%%tool``, ``--memory`` conversations, MCP servers
+    attached with ``%selectools mcp`` (their tools are in ``tools`` too) and the session's
+    run ledger.
 
     ``provider`` is a provider spec (see :mod:`.providers`), ``model`` ``None``
-    for the provider's default, ``display`` one of ``auto``, ``live``, ``text``.
+    for the provider's default, ``display`` one of ``auto``, ``live``, ``text``, ``widget``.
     """
 
-    provider: str = "auto"
-    model: str | None = None
-    display: str = "auto"
+    settings: NotebookSettings
     tools: dict[str, ToolLike] = field(default_factory=dict)
     memories: dict[str, Any] = field(default_factory=dict)
     mcp: dict[str, MCPAttachment] = field(default_factory=dict)
+    ledger: Ledger = field(default_factory=_new_ledger)
+
+    @property
+    def provider(self) -> str:
+        return self.settings.provider
+
+    @property
+    def model(self) -> str | None:
+        return self.settings.model or None
+
+    @property
+    def display(self) -> str:
+        return self.settings.display
