@@ -17,7 +17,18 @@ if TYPE_CHECKING:
 
 __all__ = ["RENDERERS", "ledger_html", "ledger_text"]
 
-_HEADERS = ("cell", "run", "model", "tokens", "cost", "latency", "tools", "denied", "outcome", "trace")
+_HEADERS = (
+    "cell",
+    "run",
+    "model",
+    "tokens",
+    "cost",
+    "latency",
+    "tools",
+    "denied",
+    "outcome",
+    "trace",
+)
 
 
 def _row(entry: LedgerEntry) -> tuple[str, ...]:
@@ -37,7 +48,9 @@ def _row(entry: LedgerEntry) -> tuple[str, ...]:
 
 def _totals(ledger: Ledger) -> str:
     runs = h.plural(len(ledger), "run")
-    return f"{runs} · {h.format_tokens(ledger.total_tokens)} · {h.format_cost(ledger.total_cost_usd)}"
+    return (
+        f"{runs} · {h.format_tokens(ledger.total_tokens)} · {h.format_cost(ledger.total_cost_usd)}"
+    )
 
 
 def ledger_html(ledger: Ledger) -> str:

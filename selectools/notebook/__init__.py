@@ -71,7 +71,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .approvals import NotebookApprover, notebook_approver
     from .errors import NotebookUsageError
     from .extension import load_ipython_extension, unload_ipython_extension
-    from .run_ledger import Ledger, ledger
     from .live import LiveRun, run_live
     from .live_widget import LiveRunWidget
+    from .run_ledger import Ledger, ledger
     from .scheduler import SchedulerView, show_scheduler

@@ -128,7 +128,9 @@ def _container(value: Any, budget: list[int], depth: int, path: set[int]) -> str
     if isinstance(value, dict):
         entries = itertools.islice(value.items(), _ITEMS)
         for key, item in entries:
-            items.append(f"{_walk(key, budget, depth + 1, path)}: {_walk(item, budget, depth + 1, path)}")
+            items.append(
+                f"{_walk(key, budget, depth + 1, path)}: {_walk(item, budget, depth + 1, path)}"
+            )
             if budget[0] <= 0:
                 break
         opening, closing = "{", "}"
@@ -137,7 +139,8 @@ def _container(value: Any, budget: list[int], depth: int, path: set[int]) -> str
             items.append(_walk(item, budget, depth + 1, path))
             if budget[0] <= 0:
                 break
-        opening, closing = {list: "[]", tuple: "()"}.get(type(value), "{}")
+        brackets = "[]" if isinstance(value, list) else "()" if isinstance(value, tuple) else "{}"
+        opening, closing = brackets[0], brackets[1]
     left = len(value) - len(items)
     if left > 0:
         items.append(f"… {left} more")

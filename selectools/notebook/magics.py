@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
-from traitlets import Enum, Float, Integer, Unicode, observe
 from IPython.core.magic import (
     Magics,
     cell_magic,
@@ -24,22 +23,24 @@ from IPython.core.magic import (
     magics_class,
     no_var_expand,
 )
+from traitlets import Enum, Float, Integer, Unicode, observe
 
 from .._view._components import error_line
 from ..exceptions import SelectoolsError
 from . import _frontend
+from ._interpolate import DEFAULT_CONTEXT_LIMIT
 from ._magic_options import AGENT_OPTIONS, TOOL_OPTIONS
 from ._options import Option, parse_budget, parse_line
 from .approvals import APPROVAL_RULES, notebook_approver
 from .errors import NotebookUsageError
 from .eval_cell import EVAL_OPTIONS
 from .providers import PROVIDERS, provider_variables
-from ._interpolate import DEFAULT_CONTEXT_LIMIT
 from .state import NotebookState
 from .status import Status, status
 
 if TYPE_CHECKING:
     from ..serve import ServerHandle
+    from .run_ledger import Ledger
 
 __all__ = ["SelectoolsMagics"]
 
@@ -128,7 +129,7 @@ class SelectoolsMagics(Magics):
     # -- %selectools ----------------------------------------------------------------
     @no_var_expand
     @line_magic
-    def selectools(self, line: str) -> Status | ServerHandle | str | None:
+    def selectools(self, line: str) -> Status | ServerHandle | Ledger | str | None:
         """Show or set the notebook's selectools defaults.
 
         %selectools                                     status: version, provider, model,
@@ -169,13 +170,15 @@ class SelectoolsMagics(Magics):
         frontend = _frontend.detect(self.shell)
         return status(self.state, self._namespace, os.environ, frontend)
 
-    def _ledger(self, rest: str) -> Any:
+    def _ledger(self, rest: str) -> Ledger | None:
         """``%selectools ledger``: the session's runs; ``ledger clear`` empties it."""
         if rest == "clear":
             self.state.ledger.clear()
             return None
         if rest:
-            raise UsageError(f"%selectools ledger: unexpected '{rest}' (use ledger or ledger clear)")
+            raise UsageError(
+                f"%selectools ledger: unexpected '{rest}' (use ledger or ledger clear)"
+            )
         return self.state.ledger
 
     def after_cell(self, result: Any) -> None:

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from ..tools import ToolLike
-    from .run_ledger import Ledger
     from .mcp_attach import MCPAttachment
+    from .run_ledger import Ledger
 
 __all__ = ["NotebookSettings", "NotebookState"]
 
@@ -16,12 +16,18 @@ __all__ = ["NotebookSettings", "NotebookState"]
 class NotebookSettings(Protocol):
     """The configurable defaults: the traits of :class:`~.magics.SelectoolsMagics`."""
 
-    provider: str
-    model: str
-    display: str
-    approval: str
-    budget: float | None
-    context_limit: int
+    @property
+    def provider(self) -> str: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def display(self) -> str: ...
+    @property
+    def approval(self) -> str: ...
+    @property
+    def budget(self) -> float | None: ...
+    @property
+    def context_limit(self) -> int: ...
 
 
 def _new_ledger() -> Ledger:
