@@ -36,6 +36,7 @@ def shell(monkeypatch):
     ip.outputs = publisher.outputs
     yield ip
     ip.extension_manager.unload_extension("selectools")
+    ip.config.pop("SelectoolsMagics", None)  # %config values outlive the extension, not the test
     ip.reset(new_session=False)
 
 
