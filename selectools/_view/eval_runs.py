@@ -4,7 +4,8 @@ The frames are long ("tidy"): every row carries its run's id, suite, model and
 metadata (prompt version, tags ...) as columns, so ``groupby``/``pivot_table``
 and plotly compare runs, models and prompt versions directly. The case frame is
 :func:`.eval_frames.report_to_dataframe` with those run columns in front, so
-one run and many runs read the same way.
+one run and many runs read the same way. A metadata key that is also a frame
+column (``tags`` is the cases' own) becomes ``run_<key>``.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def _meta_keys(runs: EvalRuns) -> list[str]:
 
 def _meta_column(key: str) -> str:
     taken = {*RUN_COLUMNS, *CASE_COLUMNS, "evaluator", "passed", "score", "index", "role"}
-    return f"meta_{key}" if key in taken else key
+    return f"run_{key}" if key in taken else key
 
 
 def _run_columns(run: EvalRun, keys: list[str]) -> dict[str, Any]:
