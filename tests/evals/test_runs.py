@@ -107,10 +107,10 @@ def test_bad_sources_are_clear_errors(tmp_path):
     with pytest.raises(EvalError, match="no such file or directory"):
         EvalRuns.load(tmp_path / "missing")
     (tmp_path / "notes.json").write_text(json.dumps({"hello": 1}))
-    with pytest.raises(EvalError, match="not a readable eval report.*'results' list"):
+    with pytest.raises(EvalError, match=r"not a readable eval report.*'results' list"):
         EvalRuns.load(tmp_path)
     (tmp_path / "notes.json").write_text("{broken")
-    with pytest.raises(EvalError, match="notes.json: not a readable eval report"):
+    with pytest.raises(EvalError, match=r"notes\.json: not a readable eval report"):
         EvalRuns.load(tmp_path / "notes.json")
 
 
