@@ -30,6 +30,7 @@ def shell(monkeypatch):
         monkeypatch.delenv(name, raising=False)
     ip = InteractiveShell.instance()
     ip.reset(new_session=False)
+    ip.config.pop("SelectoolsMagics", None)  # settings another test or a docs example left
     publisher = CapturingDisplayPublisher()
     monkeypatch.setattr(ip, "display_pub", publisher)
     ip.extension_manager.load_extension("selectools")
