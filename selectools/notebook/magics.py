@@ -184,7 +184,7 @@ class SelectoolsMagics(Magics):
     def after_cell(self, result: Any) -> None:
         """After every cell: add the runs it left in the notebook to the ledger."""
         named: list[tuple[str | None, Any]] = [
-            (k, v) for k, v in self._namespace.items() if not k.startswith("_")
+            (k, v) for k, v in list(self._namespace.items()) if not k.startswith("_")
         ]
         named.append((None, getattr(result, "result", None)))
         self.state.ledger.record_all(named, getattr(result, "execution_count", None))

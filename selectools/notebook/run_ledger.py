@@ -13,6 +13,7 @@ notebook (variables and the cell's result). ``%selectools ledger`` shows it;
 from __future__ import annotations
 
 import threading
+import time
 import weakref
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, fields
@@ -156,6 +157,13 @@ _KINDS = {
 }
 
 
+def _started_at(value: Any) -> float:
+    """When the run began (epoch seconds), from its trace or its report."""
+    trace = getattr(value, "trace", None)
+    started = trace.started_at if trace is not None else getattr(value, "started_at", 0.0)
+    return float(started or 0.0)
+
+
 def entry_for(value: Any, cell: int | None, name: str | None = None) -> LedgerEntry | None:
     """The ledger row of a run's result (AgentResult, GraphResult, EvalReport), else None.
 
@@ -175,6 +183,9 @@ class Ledger(RichDisplay):
     """The runs of a notebook session, in the order they were recorded."""
 
     def __init__(self) -> None:
+        #: when the session began: results of runs that started earlier (a report read back
+        #: from disk, a result unpickled) are not picked up from the notebook's variables
+        self.since = time.time()
         self.entries: list[LedgerEntry] = []
         self._seen: dict[Any, Any] = {}  # run id, or id(report) -> a weak reference to it
         self._lock = threading.Lock()
@@ -222,9 +233,10 @@ class Ledger(RichDisplay):
             return entry
 
     def record_all(self, named: Iterable[tuple[str | None, Any]], cell: int | None) -> None:
-        """Record each ``(name, value)`` that is a run not seen before."""
+        """Record each ``(name, value)`` that is a run of this session not seen before."""
         for name, value in named:
-            self.record(value, cell, name)
+            if _kind(value) is not None and _started_at(value) >= self.since:
+                self.record(value, cell, name)
 
     def clear(self) -> None:
         with self._lock:

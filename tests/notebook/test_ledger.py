@@ -6,6 +6,7 @@ import pytest
 from IPython.core.error import UsageError
 
 from selectools import Agent, AgentConfig
+from selectools.evals import EvalSuite, TestCase
 from selectools.notebook import Ledger, ledger, notebook_approver
 from selectools.testing import ScriptedProvider, reply, tool_call
 from selectools.usage import UsageStats
@@ -168,3 +169,15 @@ def test_bad_budget_is_one_usage_error(shell, capsys):
     assert isinstance(result.error_in_exec, UsageError)
     assert "--budget must be a cost in USD above 0" in capsys.readouterr().err
     assert shell.user_ns["demo"].calls == 0
+
+
+def test_results_of_earlier_sessions_are_not_runs_of_this_one(shell, tmp_path):
+    saved = make_agent({"Hi": "Hello"})
+    old = EvalSuite(saved, [TestCase(input="Hi", expect_contains="Hello")]).run()
+    path = tmp_path / "old.json"
+    old.to_json(path)
+    shell.extension_manager.unload_extension("selectools")
+    shell.extension_manager.load_extension("selectools")  # a new session
+    shell.user_ns["path"] = str(path)
+    cell(shell, "from selectools.evals import EvalReport\nback = EvalReport.from_json(path)")
+    assert len(ledger()) == 0
