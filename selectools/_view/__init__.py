@@ -53,7 +53,7 @@ VIEWS: dict[str, str] = {
     "selectools.knowledge_graph._memory.KnowledgeGraphMemory": ".memory",
     "selectools.observe.trace_store.TraceStore": ".traces",
     "selectools.audit.AuditLog": ".audit",
-    "selectools.notebook.run_ledger.Ledger": ".ledger",
+    "selectools.run_ledger.Ledger": ".ledger",
 }
 
 

@@ -13,7 +13,7 @@ from .._display import Renderers
 from . import _html as h
 
 if TYPE_CHECKING:
-    from ..notebook.run_ledger import Ledger, LedgerEntry
+    from ..run_ledger import Ledger, LedgerEntry
 
 __all__ = ["RENDERERS", "ledger_html", "ledger_text"]
 
@@ -77,7 +77,7 @@ def ledger_text(ledger: Ledger) -> str:
 
 
 RENDERERS: dict[str, Renderers] = {
-    "selectools.notebook.run_ledger.Ledger": {
+    "selectools.run_ledger.Ledger": {
         "text": ledger_text,
         "html": ledger_html,
         "dataframe": lambda ledger: ledger.to_dataframe(),

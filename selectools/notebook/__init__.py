@@ -33,8 +33,8 @@ __all__ = [
 
 _EXPORTS = {
     "ApprovalCard": ".approval_card",
-    "Ledger": ".run_ledger",
-    "ledger": ".run_ledger",
+    "Ledger": "selectools.run_ledger",
+    "ledger": ".state",
     "llm_view": "._interpolate",
     "LiveRun": ".live",
     "LiveRunWidget": ".live_widget",
@@ -66,6 +66,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .._view.charts import trace_gantt, trace_to_dataframe
+    from ..run_ledger import Ledger
     from ._interpolate import llm_view
     from .approval_card import ApprovalCard
     from .approvals import NotebookApprover, notebook_approver
@@ -73,5 +74,5 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .extension import load_ipython_extension, unload_ipython_extension
     from .live import LiveRun, run_live
     from .live_widget import LiveRunWidget
-    from .run_ledger import Ledger, ledger
     from .scheduler import SchedulerView, show_scheduler
+    from .state import ledger

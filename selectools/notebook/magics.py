@@ -39,8 +39,8 @@ from .state import NotebookState
 from .status import Status, status
 
 if TYPE_CHECKING:
+    from ..run_ledger import Ledger
     from ..serve import ServerHandle
-    from .run_ledger import Ledger
 
 __all__ = ["SelectoolsMagics"]
 

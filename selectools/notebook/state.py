@@ -6,11 +6,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    import pandas
+
+    from ..run_ledger import Ledger
     from ..tools import ToolLike
     from .mcp_attach import MCPAttachment
-    from .run_ledger import Ledger
 
-__all__ = ["NotebookSettings", "NotebookState"]
+__all__ = ["NotebookSettings", "NotebookState", "current_state", "ledger"]
 
 
 class NotebookSettings(Protocol):
@@ -31,7 +33,7 @@ class NotebookSettings(Protocol):
 
 
 def _new_ledger() -> Ledger:
-    from .run_ledger import Ledger
+    from ..run_ledger import Ledger
 
     return Ledger()
 
@@ -64,3 +66,28 @@ class NotebookState:
     @property
     def display(self) -> str:
         return self.settings.display
+
+
+def current_state() -> NotebookState:
+    """The state of the running IPython shell's ``%load_ext selectools``."""
+    from IPython import get_ipython
+
+    from .errors import NotebookUsageError
+
+    shell = get_ipython()
+    magics = shell.magics_manager.registry.get("SelectoolsMagics") if shell else None
+    if magics is None:
+        raise NotebookUsageError(
+            "this needs a notebook with selectools loaded: run %load_ext selectools"
+        )
+    state: NotebookState = magics.state
+    return state
+
+
+def ledger() -> pandas.DataFrame:
+    """Every agent, graph and eval run of this notebook session, one row each (a DataFrame).
+
+    The columns are :data:`selectools.run_ledger.COLUMNS`; ``%selectools ledger``
+    shows the same runs as a table.
+    """
+    return current_state().ledger.to_dataframe()

@@ -1,4 +1,4 @@
-"""The notebook's run ledger: one row per agent, graph and eval run of the session.
+"""A run ledger: one row per agent, graph and eval run (the notebook keeps one per session).
 
 Rows are read from what each run recorded (its usage, trace and report), never
 estimated again: tokens and cost from the usage the provider reported, latency
@@ -7,7 +7,8 @@ from its ``policy_decision`` steps that said deny. The magics record their runs
 with the cell's execution count; runs made in Python (``agent.run(...)``,
 ``suite.run()``) are picked up after the cell from the values it left in the
 notebook (variables and the cell's result). ``%selectools ledger`` shows it;
-:func:`ledger` gives it as a pandas DataFrame.
+``selectools.notebook.ledger()`` gives it as a pandas DataFrame. Standard library only
+(pandas when a DataFrame is asked for), so it is core code the views can name.
 """
 
 from __future__ import annotations
@@ -19,19 +20,19 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any
 
-from .._display import RichDisplay
-from .._install import install_hint
-from ..trace import StepType
+from ._display import RichDisplay
+from ._install import install_hint
+from .trace import StepType
 
 if TYPE_CHECKING:
     import pandas
 
-    from ..evals.report import EvalReport
-    from ..orchestration.graph import GraphResult
-    from ..trace import AgentTrace
-    from ..types import AgentResult
+    from .evals.report import EvalReport
+    from .orchestration.graph import GraphResult
+    from .trace import AgentTrace
+    from .types import AgentResult
 
-__all__ = ["Ledger", "LedgerEntry", "ledger"]
+__all__ = ["COLUMNS", "Ledger", "LedgerEntry", "entry_for"]
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,7 @@ def _eval_entry(report: EvalReport, cell: int | None) -> LedgerEntry:
 
 def _kind(value: Any) -> str | None:
     """``agent``, ``graph`` or ``eval`` for a run's result, by its type alone; else None."""
-    from ..types import AgentResult
+    from .types import AgentResult
 
     if isinstance(value, AgentResult):
         return "agent"
@@ -254,24 +255,3 @@ class Ledger(RichDisplay):
         frame = pd.DataFrame([asdict(e) for e in self.entries], columns=list(COLUMNS))
         frame["cell"] = frame["cell"].astype("Int64")
         return frame
-
-
-def ledger() -> pandas.DataFrame:
-    """The current notebook's run ledger as a DataFrame (after ``%load_ext selectools``)."""
-    return current_ledger().to_dataframe()
-
-
-def current_ledger() -> Ledger:
-    """The ledger of the running IPython shell's ``%load_ext selectools``."""
-    from IPython import get_ipython
-
-    from .errors import NotebookUsageError
-
-    shell = get_ipython()
-    magics = shell.magics_manager.registry.get("SelectoolsMagics") if shell else None
-    if magics is None:
-        raise NotebookUsageError(
-            "the run ledger belongs to a notebook with selectools loaded: run %load_ext selectools"
-        )
-    found: Ledger = magics.state.ledger
-    return found
