@@ -307,10 +307,10 @@ def diff_html(diff: RunDiff) -> str:
             (before.run_id, after.run_id),
             [(_side(change.before, diff), _side(change.after, diff))],
         )
-        parts.append(h.details(summary, body))
+        parts.append(h.details(summary, body, open=change.kind == "regressed"))
     if not diff.changes:
         parts.append(h.muted("every case has the same verdict and output"))
-    return h.box("<br>".join(parts), "eval-diff", "error" if r.is_regression else "")
+    return h.box(parts[0] + "".join(parts[1:]), "eval-diff", "error" if r.is_regression else "")
 
 
 def diff_frame(diff: RunDiff) -> pandas.DataFrame:

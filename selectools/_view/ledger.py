@@ -34,15 +34,26 @@ _HEADERS = (
 def _row(entry: LedgerEntry) -> tuple[str, ...]:
     return (
         h.esc(f"[{entry.cell}]" if entry.cell is not None else "–"),
-        f"{h.esc(entry.kind)} {h.muted(entry.name)}",
-        h.esc(entry.model or "–"),
+        f'<span style="white-space: nowrap;">{h.esc(entry.kind)} {h.muted(entry.name)}</span>',
+        f'<span style="white-space: nowrap;">{h.esc(entry.model or "–")}</span>',
         h.esc(f"{entry.tokens:,}"),
         h.esc(h.format_cost(entry.cost_usd)),
         h.duration(entry.latency_ms),
         h.esc(str(entry.tool_calls)),
         h.badge(str(entry.denials), "warn") if entry.denials else h.esc("0"),
         h.esc(entry.outcome),
-        h.muted(entry.trace_id[:12]),
+        _trace_id(entry.trace_id),
+    )
+
+
+def _trace_id(run_id: str) -> str:
+    """The id's end (a session's ids share their start), the whole id on hover."""
+    if not run_id:
+        return h.muted("–")
+    shown = run_id if len(run_id) <= 12 else "…" + run_id[-8:]
+    return (
+        f'<span style="opacity: 0.7; white-space: nowrap;" title="{h.esc(run_id)}">'
+        f"{h.esc(shown)}</span>"
     )
 
 

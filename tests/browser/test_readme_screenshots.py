@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ._lab import open_notebook, run_all, wait
+from ._lab import open_notebook, wait
 
 ROOT = Path(__file__).resolve().parents[2]
 IMAGES = ROOT / "docs" / "img"
@@ -46,7 +46,10 @@ def test_screenshots_of_the_ledger_budget_and_eval_diff_in_jupyterlab(lab, brows
     for notebook in dict.fromkeys(notebook for _, notebook, *_ in PICTURES):
         shutil.copy(ROOT / "notebooks" / notebook, lab.work / notebook)
         page = open_notebook(lab, browser, f"lab/tree/{notebook}?reset")
-        run_all(page)
+        page.set_viewport_size({"width": 1300, "height": 1000})
+        # Run All (these notebooks open with a markdown cell, so no first prompt to watch)
+        page.get_by_role("menuitem", name="Run", exact=True).click()
+        page.get_by_text("Run All Cells", exact=True).click()
         for name, source, selector, text in PICTURES:
             if source != notebook:
                 continue

@@ -99,6 +99,9 @@ def test_ledger_magic_shows_the_rich_view_and_clears(shell):
     bundle = shown._repr_mimebundle_()
     assert "Run ledger" in bundle["text/html"] and "1 run" in bundle["text/html"]
     assert "agent answer" in bundle["text/plain"]
+    run_id = shell.user_ns["answer"].run_id
+    html = bundle["text/html"]
+    assert f'title="{run_id}">&#8230;{run_id[-8:]}</span>' in html  # ids differ at the end
     assert list(shown.to_dataframe().columns)[:3] == ["cell", "kind", "name"]
     shell.run_line_magic("selectools", "ledger clear")
     assert len(shown) == 0 and "no runs yet" in shown._repr_mimebundle_()["text/html"]
