@@ -70,11 +70,10 @@ class NotebookState:
 
 def current_state() -> NotebookState:
     """The state of the running IPython shell's ``%load_ext selectools``."""
-    from IPython import get_ipython
-
+    from ._kernel import current_shell
     from .errors import NotebookUsageError
 
-    shell = get_ipython()
+    shell = current_shell()
     magics = shell.magics_manager.registry.get("SelectoolsMagics") if shell else None
     if magics is None:
         raise NotebookUsageError(
