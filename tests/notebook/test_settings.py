@@ -51,6 +51,8 @@ def test_the_short_form_sets_the_same_traits(shell, capsys):
     )
     shell.run_cell("%config SelectoolsMagics.model")
     assert "claude-x" in capsys.readouterr().out
+    shown = repr(shell.run_line_magic("selectools", ""))
+    assert "model: claude-x" in shown and "budget: $0.25 per %%agent run" in shown
     shell.run_line_magic("selectools", "model=default budget=none")
     assert (traits.model, traits.budget) == ("", None)
 
