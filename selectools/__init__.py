@@ -94,16 +94,16 @@ _EXPORTS: dict[str, str] = {
     "CacheStats": ".cache",
     "CacheKeyBuilder": ".cache",
     "InMemoryCache": ".cache",
-    "ConversationMemory": ".memory",
-    "Memory": ".memory",
-    "Entity": ".entity_memory",
-    "EntityMemory": ".entity_memory",
-    "Triple": ".knowledge_graph",
-    "KnowledgeGraphMemory": ".knowledge_graph",
-    "InMemoryTripleStore": ".knowledge_graph",
-    "SQLiteTripleStore": ".knowledge_graph",
-    "KnowledgeMemory": ".knowledge",
-    "KnowledgeEntry": ".knowledge",
+    "ConversationMemory": ".memory.conversation",
+    "Memory": ".memory.conversation",
+    "Entity": ".memory.entity",
+    "EntityMemory": ".memory.entity",
+    "Triple": ".memory.knowledge_graph",
+    "KnowledgeGraphMemory": ".memory.knowledge_graph",
+    "InMemoryTripleStore": ".memory.knowledge_graph",
+    "SQLiteTripleStore": ".memory.knowledge_graph",
+    "KnowledgeMemory": ".memory.knowledge",
+    "KnowledgeEntry": ".memory.knowledge",
     "ToolPolicy": ".policy",
     "PolicyDecision": ".policy",
     "PolicyResult": ".policy",
@@ -171,10 +171,24 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
 def _views(qualname: str) -> _display.Renderers | None:
-    """The view table's row for a type (``selectools._view`` is imported on the first display)."""
+    """The view table's row for a type (``selectools._view`` is imported on the first display).
+
+    ``AgentGraph`` also gets its ``"editor"``: ``graph.edit()`` reaches the notebook's builder
+    widget through this port, as the core may not import the notebook package.
+    """
     from ._view import lookup
 
-    return lookup(qualname)
+    row = lookup(qualname)
+    if row is not None and qualname == "selectools.orchestration.graph.AgentGraph":
+        return {**row, "editor": _builder_editor}
+    return row
+
+
+def _builder_editor(graph: Any, var: str = "graph", provider: Any = None) -> Any:
+    """``AgentGraph.edit()``: the visual builder bound to ``graph`` (``selectools.notebook``)."""
+    from .notebook.builder_widget import edit_graph
+
+    return edit_graph(graph, var, provider)
 
 
 _display.install(_views)  # the one wiring point: core types reach their views through the port
@@ -228,7 +242,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .cancellation import (
         CancellationToken as CancellationToken,
     )
-    from .entity_memory import Entity as Entity, EntityMemory as EntityMemory
     from .exceptions import (
         CostWarning as CostWarning,
         GraphExecutionError as GraphExecutionError,
@@ -244,16 +257,20 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         GuardrailError as GuardrailError,
         GuardrailsPipeline as GuardrailsPipeline,
     )
-    from .knowledge import KnowledgeEntry as KnowledgeEntry, KnowledgeMemory as KnowledgeMemory
-    from .knowledge_graph import (
+    from .memory.conversation import (
+        ConversationMemory as ConversationMemory,
+        Memory as Memory,
+    )
+    from .memory.entity import Entity as Entity, EntityMemory as EntityMemory
+    from .memory.knowledge import (
+        KnowledgeEntry as KnowledgeEntry,
+        KnowledgeMemory as KnowledgeMemory,
+    )
+    from .memory.knowledge_graph import (
         InMemoryTripleStore as InMemoryTripleStore,
         KnowledgeGraphMemory as KnowledgeGraphMemory,
         SQLiteTripleStore as SQLiteTripleStore,
         Triple as Triple,
-    )
-    from .memory import (
-        ConversationMemory as ConversationMemory,
-        Memory as Memory,
     )
     from .models import (
         ALL_MODELS as ALL_MODELS,

@@ -17,9 +17,12 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .types import Message, Role
+
+if TYPE_CHECKING:
+    from .providers.base import AnyProvider, LLMRequest
 
 __all__ = [
     "COHERENCE_INSTRUCTIONS",
@@ -79,57 +82,58 @@ def parse_coherence(text: str) -> CoherenceResult:
     return CoherenceResult(True, f"unreadable verdict, allowed: {answer[:200]!r}", True)
 
 
-def _request(model: str, user_request: str, tool_name: str, tool_args: Mapping[str, Any]) -> Any:
-    from .providers.base import LLMRequest
+def failed_open(error: BaseException) -> CoherenceResult:
+    """The verdict when the check itself failed: allowed, saying why (see the module docstring)."""
+    return CoherenceResult(
+        True, f"coherence check failed, allowed: {type(error).__name__}: {error}", True
+    )
 
-    return LLMRequest(
+
+def _request(
+    model: str, user_request: str, tool_name: str, tool_args: Mapping[str, Any]
+) -> LLMRequest:
+    from ._side_call import side_request
+
+    return side_request(
         model,
         COHERENCE_INSTRUCTIONS,
         build_coherence_messages(user_request, tool_name, tool_args),
-        None,
-        0.0,
         120,
-        30.0,
+        timeout=30.0,
     )
 
 
 def check_coherence(
-    provider: Any,
+    provider: AnyProvider,
     model: str,
     user_request: str,
     tool_name: str,
     tool_args: Mapping[str, Any] | None = None,
 ) -> CoherenceResult:
     """Ask ``provider``/``model`` whether ``tool_name(tool_args)`` fits ``user_request`` (blocking)."""
-    from .providers._adapt import complete
+    from ._side_call import ask
 
     try:
-        message, _usage = complete(
-            provider, _request(model, user_request, tool_name, tool_args or {})
-        )
+        message, _usage = ask(provider, _request(model, user_request, tool_name, tool_args or {}))
     except Exception as exc:  # fail-open: see the module docstring
-        return CoherenceResult(
-            True, f"coherence check failed, allowed: {type(exc).__name__}: {exc}", True
-        )
+        return failed_open(exc)
     return parse_coherence(message.text)
 
 
 async def acheck_coherence(
-    provider: Any,
+    provider: AnyProvider,
     model: str,
     user_request: str,
     tool_name: str,
     tool_args: Mapping[str, Any] | None = None,
 ) -> CoherenceResult:
     """The async twin of :func:`check_coherence`."""
-    from .providers._adapt import acomplete
+    from ._side_call import aask
 
     try:
-        message, _usage = await acomplete(
+        message, _usage = await aask(
             provider, _request(model, user_request, tool_name, tool_args or {})
         )
     except Exception as exc:  # fail-open
-        return CoherenceResult(
-            True, f"coherence check failed, allowed: {type(exc).__name__}: {exc}", True
-        )
+        return failed_open(exc)
     return parse_coherence(message.text)

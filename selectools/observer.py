@@ -2,7 +2,7 @@
 
 :data:`EVENTS` lists every event with its parameters; the base classes'
 no-op callbacks come from :mod:`selectools._events`, a checked-in module
-generated from one table (``python -m selectools._gen_events``), so type
+generated from one table (``python scripts/gen_events.py``), so type
 checkers and IDEs see every method with its real parameter types and
 :data:`EventName` lets mypy catch a misspelt event name. Each callback receives
 ``run_id`` first (``batch_id`` for batch events); tool events also carry a

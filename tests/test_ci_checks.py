@@ -27,8 +27,8 @@ def _documented_checks() -> list[tuple[str, str]]:
 def test_the_checks_are_documented():
     commands = {command for _, command in _documented_checks()}
     assert commands == {
-        "ruff check selectools tests benchmarks",
-        "ruff format --check selectools tests benchmarks",
+        "ruff check selectools tests benchmarks scripts",
+        "ruff format --check selectools tests benchmarks scripts",
         "mypy",
     }
 

@@ -38,6 +38,7 @@ FUNCTION_LEVEL_ONLY = ("pandas", "plotly")
 ENTRY_POINTS = {
     ("selectools", "load_ipython_extension"),
     ("selectools", "unload_ipython_extension"),
+    ("selectools", "_builder_editor"),  # AgentGraph.edit(): the builder widget
 }
 _IMPORT_CALLS = {"import_module", "__import__"}
 #: the views: imported only by the modules below, by notebook/ and from inside _view/

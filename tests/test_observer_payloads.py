@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from scripts import gen_events
 from selectools import (
     Agent,
     AgentConfig,
@@ -21,7 +22,6 @@ from selectools import (
     Event,
     LoggingObserver,
     SimpleStepObserver,
-    _gen_events,
     tool,
 )
 from selectools.testing import ScriptedProvider, tool_call
@@ -122,9 +122,9 @@ def test_an_observer_treating_the_reply_as_text_sees_every_call(caplog) -> None:
 
 
 def test_the_docs_event_table_is_the_generated_one() -> None:
-    page = _gen_events.EVENTS_PAGE.read_text()
-    assert _gen_events.TABLE_START in page
-    assert _gen_events.with_table(page) == page
-    table = _gen_events.render_table()
+    page = gen_events.EVENTS_PAGE.read_text()
+    assert gen_events.TABLE_START in page
+    assert gen_events.with_table(page) == page
+    table = gen_events.render_table()
     assert "| `on_llm_end` | llm | `response: str (ReplyText)`, `usage: UsageStats` |" in table
-    assert table.count("\n| `on_") == len(_gen_events.SPECS)
+    assert table.count("\n| `on_") == len(gen_events.SPECS)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import selectools
-from selectools import _gen_events
+from scripts import gen_events
 from selectools.observer import EVENTS, AgentObserver, AsyncAgentObserver
 
 ROOT = Path(selectools.__file__).resolve().parent.parent
@@ -184,11 +184,11 @@ def test_package_declares_itself_typed():
 
 
 def test_generated_event_module_matches_its_table():
-    """Edit ``SPECS`` in selectools/_gen_events.py, then run ``python -m selectools._gen_events``."""
-    assert _gen_events.TARGET.read_text() == _gen_events.render()
+    """Edit ``SPECS`` in scripts/gen_events.py, then run ``python scripts/gen_events.py``."""
+    assert gen_events.TARGET.read_text() == gen_events.render()
     assert {
         name: (scope, tuple(p for p, _ in params))
-        for name, (scope, params) in _gen_events.SPECS.items()
+        for name, (scope, params) in gen_events.SPECS.items()
     } == EVENTS
 
 

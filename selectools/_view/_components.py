@@ -17,6 +17,8 @@ __all__ = [
     "GuardNote",
     "ToolCard",
     "card_from_step",
+    "denial_card",
+    "denied_by",
     "error_line",
     "guard_note",
     "guard_note_html",
@@ -38,7 +40,8 @@ _RESULT_PREVIEW = 80
 class ToolCard:
     """One tool call as a view shows it.
 
-    ``status`` is ``requested`` (asked for, not run), ``running``, ``ok`` or ``error``.
+    ``status`` is ``requested`` (asked for, not run), ``running``, ``ok``, ``error`` or
+    ``denied`` (not run: ``by`` says who or what refused it, ``error`` why).
     """
 
     name: str
@@ -48,6 +51,42 @@ class ToolCard:
     result: str | None = None
     error: str | None = None
     duration_ms: float | None = None
+    by: str | None = None
+
+
+#: who refused a call, by the gate's ``source``, when no person or named handler did
+_DENIERS = {
+    "policy": "tool policy",
+    "memoized": "an earlier denial in this run",
+    "no_handler": "no approval handler",
+    "timeout": "approval timeout",
+    "handler_error": "approval handler error",
+    "invalid_return": "approval handler",
+    "cancelled": "cancellation",
+}
+
+
+def denied_by(data: dict[str, Any]) -> str:
+    """Who refused a call, from a ``policy_decision``'s data (``by``, else its ``source``)."""
+    by = data.get("by")
+    if by:
+        return str(by)
+    source = str(data.get("source") or "")
+    return _DENIERS.get(source, source or "unknown")
+
+
+def denial_card(
+    name: str, args: dict[str, Any] | None, call_id: str | None, data: dict[str, Any]
+) -> ToolCard:
+    """The card of a call a policy, a rule or a person refused (it never ran)."""
+    return ToolCard(
+        name=name,
+        args=dict(args or {}),
+        call_id=call_id,
+        status="denied",
+        error=str(data.get("reason") or "denied"),
+        by=denied_by(data),
+    )
 
 
 def error_line(error: BaseException) -> str:
@@ -87,13 +126,18 @@ def _outcome(card: ToolCard) -> str:
         return "→ " + h.one_line(card.result or "", _RESULT_PREVIEW)
     if card.status == "error":
         return "✗ " + h.one_line(card.error or "failed", _RESULT_PREVIEW)
+    if card.status == "denied":
+        return f"⊘ denied by {card.by}: " + h.one_line(card.error or "", _RESULT_PREVIEW)
     return "running…" if card.status == "running" else ""
 
 
 def tool_card_html(card: ToolCard) -> str:
-    tone = {"ok": "ok", "error": "error", "running": "info"}.get(card.status, "muted")
+    tone = {"ok": "ok", "error": "error", "running": "info", "denied": "warn"}.get(
+        card.status, "muted"
+    )
+    label = "denied" if card.status == "denied" else "tool"
     summary = (
-        f"{h.badge('tool', tone)} <code>{h.esc(_call(card))}</code> "
+        f"{h.badge(label, tone)} <code>{h.esc(_call(card))}</code> "
         f"{h.esc(_outcome(card))} {h.duration(card.duration_ms)}"
     )
     body = h.muted("arguments") + h.pre(h.json_text(card.args, indent=2))
@@ -101,6 +145,8 @@ def tool_card_html(card: ToolCard) -> str:
         body += h.muted("result") + h.pre(card.result or "")
     elif card.status == "error":
         body += h.muted("error") + h.pre(card.error or "", tone="error")
+    elif card.status == "denied":
+        body += h.muted(f"not run: denied by {card.by}") + h.pre(card.error or "", tone="warn")
     return h.details(summary, body)
 
 

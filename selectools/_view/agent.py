@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from .._display import Renderers
 from ..providers.base import provider_label
 from ..tools import Tool, ToolLike
+from ..tools._parameter import placeholder_description
 from . import _html as h
 from .core import agent_usage_html
 
@@ -17,10 +18,18 @@ __all__ = ["RENDERERS"]
 
 
 # -- Tool -------------------------------------------------------------------------
+def _described(name: str, text: str) -> str:
+    """A parameter's description, or "" when nobody wrote one (not the model's placeholder)."""
+    return "" if text == placeholder_description(name) else text
+
+
 def _parameters(tool: ToolLike) -> list[tuple[str, str, bool, str]]:
     """``(name, type, required, description)`` per parameter; from the schema for any ToolLike."""
     if isinstance(tool, Tool):
-        return [(p.name, p.spec.display, p.required, p.description) for p in tool.parameters]
+        return [
+            (p.name, p.spec.display, p.required, _described(p.name, p.description))
+            for p in tool.parameters
+        ]
     parameters = tool.schema().get("parameters") or {}
     required = set(parameters.get("required") or ())
     return [
@@ -28,7 +37,7 @@ def _parameters(tool: ToolLike) -> list[tuple[str, str, bool, str]]:
             str(name),
             str(prop.get("type", "any")),
             name in required,
-            str(prop.get("description", "")),
+            _described(str(name), str(prop.get("description", ""))),
         )
         for name, prop in (parameters.get("properties") or {}).items()
     ]
@@ -57,7 +66,12 @@ def _tool_html(tool: ToolLike) -> str:
         h.badge(flag) + " " for flag in _flags(tool)
     )
     rows = [
-        [f"<code>{h.esc(name)}</code>", h.esc(kind), "yes" if required else "no", h.esc(text)]
+        [
+            f"<code>{h.esc(name)}</code>",
+            h.esc(kind),
+            "yes" if required else "no",
+            h.esc(text) if text else h.muted("—"),
+        ]
         for name, kind, required, text in _parameters(tool)
     ]
     body = f"<div>{h.esc(tool.description)}</div>"

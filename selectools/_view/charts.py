@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .._install import install_hint
 from ..trace import AgentTrace, StepType, TraceStep
 from . import _html as h
+from ._chart_theme import theme_neutral
 from ._steps import step_category, step_name
 
 if TYPE_CHECKING:
@@ -189,4 +190,4 @@ def trace_gantt(
         legend={"orientation": "h", "y": -0.25},
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
     )
-    return figure
+    return theme_neutral(figure)

@@ -9,13 +9,14 @@ durations, wrapped in ``<span class="st-ms">``. Reached through the display port
 from __future__ import annotations
 
 from .._display import Renderers
-from ..trace import StepType
+from ..trace import StepType, TraceStep
 from ..types import AgentResult, ContentPart, Message, ToolCall
 from ..usage import AgentUsage, UsageStats
 from . import _html as h
 from ._components import (
     ToolCard,
     card_from_step,
+    denial_card,
     steps_table,
     tool_card_html,
     tool_card_text,
@@ -47,12 +48,29 @@ _PLAIN_ANSWER = 500
 
 
 # -- AgentResult --------------------------------------------------------------
+def _denials(result: AgentResult) -> list[TraceStep]:
+    """The run's refused calls: its ``policy_decision`` steps that denied (one per call)."""
+    if result.trace is None:
+        return []
+    seen: set[str | None] = set()
+    denied = []
+    for step in result.trace.filter(StepType.POLICY_DECISION):
+        if (step.data or {}).get("decision") == "deny" and step.call_id not in seen:
+            seen.add(step.call_id)
+            denied.append(step)
+    return denied
+
+
 def _counts(result: AgentResult) -> str:
+    """Iterations, the calls that were run, the refused ones apart, tokens and cost."""
     tokens = result.usage.total_tokens if result.usage is not None else 0
     cost = result.usage.total_cost_usd if result.usage is not None else 0.0
+    denied = len(_denials(result))
+    calls = h.plural(len(result.tool_calls) - denied, "tool call")
+    if denied:
+        calls += f" · {denied:,} denied"
     return (
-        f"{h.plural(result.iterations, 'iteration')} · "
-        f"{h.plural(len(result.tool_calls), 'tool call')} · {h.format_tokens(tokens)} · "
+        f"{h.plural(result.iterations, 'iteration')} · {calls} · {h.format_tokens(tokens)} · "
         f"{h.format_cost(cost)}"
     )
 
@@ -91,16 +109,26 @@ def result_details_html(result: AgentResult, *, tool_calls: bool = True) -> str:
         parts.append(h.details("Usage and cost", agent_usage_html(result.usage)))
     if result.trace is not None:
         parts.append(
-            h.details(h.esc(f"Trace ({len(result.trace)} steps)"), steps_table(result.trace))
+            h.details(
+                h.esc(f"Trace ({h.plural(len(result.trace), 'step')})"), steps_table(result.trace)
+            )
         )
     return "".join(parts)
 
 
 def _cards(result: AgentResult) -> list[ToolCard]:
+    """A card per call that ran and per call that was refused, in the order they happened."""
     if result.trace is not None:
-        steps = result.trace.filter(StepType.TOOL_EXECUTION)
-        if steps:
-            return [card_from_step(step) for step in steps]
+        denials = {id(step) for step in _denials(result)}
+        cards = [
+            card_from_step(step)
+            if step.type is StepType.TOOL_EXECUTION
+            else denial_card(step.tool_name or "", step.tool_args, step.call_id, step.data or {})
+            for step in result.trace.steps
+            if step.type is StepType.TOOL_EXECUTION or id(step) in denials
+        ]
+        if cards:
+            return cards
     return [
         ToolCard(
             name=call.tool_name, args=dict(call.parameters), call_id=call.id, status="requested"

@@ -12,6 +12,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from .._install import install_hint
+from ._chart_theme import theme_neutral
 
 if TYPE_CHECKING:
     import pandas
@@ -111,8 +112,16 @@ def evaluator_frame(report: EvalReport) -> pandas.DataFrame:
     return pd.DataFrame(data, columns=names, index=[r.case.label for r in report.results])
 
 
+#: the height (in % points) a bar of 0 % is drawn with, so a tag that passes nothing shows
+_ZERO_BAR = 1.5
+
+
 def accuracy_by_tag_chart(report: EvalReport) -> plotly.graph_objects.Figure:
-    """Weighted accuracy per tag (bars, with the case count in the hover)."""
+    """Accuracy per tag (bars labelled with their value, the case count in the hover).
+
+    When cases carry weights other than 1 the accuracy is weighted and the chart
+    says so; a tag at 0 % gets a thin bar (labelled 0%) rather than none.
+    """
     go = _require("plotly.graph_objects", "accuracy_by_tag_chart()")
     tags = report.tags() or ["(untagged)"]
     values, counts = [], []
@@ -120,21 +129,34 @@ def accuracy_by_tag_chart(report: EvalReport) -> plotly.graph_objects.Figure:
         part = report if tag == "(untagged)" else report.filter_by_tag(tag)
         values.append(part.accuracy * 100)
         counts.append(len(part))
+    weighted = any(r.case.weight != 1 for r in report.results)
+    measure = "weighted accuracy" if weighted else "accuracy"
     figure = go.Figure(
         go.Bar(
             x=tags,
-            y=values,
-            customdata=counts,
+            y=[max(v, _ZERO_BAR) for v in values],
+            customdata=[[v, n] for v, n in zip(values, counts, strict=True)],
+            text=[f"{v:.0f}%" for v in values],
+            textposition="outside",
+            cliponaxis=False,
             marker_color=[
                 "#2ea043" if v >= 80 else "#d29922" if v >= 50 else "#da3633" for v in values
             ],
-            hovertemplate="%{x}: %{y:.1f}% of %{customdata} cases<extra></extra>",
+            hovertemplate=(
+                f"%{{x}}: %{{customdata[0]:.1f}}% {measure} of %{{customdata[1]}} cases"
+                "<extra></extra>"
+            ),
         )
     )
-    figure.update_layout(
-        title="Accuracy by tag", yaxis={"title": "accuracy (%)", "range": [0, 100]}, height=320
+    title = (
+        "Weighted accuracy by tag (cases count by their weight)"
+        if weighted
+        else ("Accuracy by tag")
     )
-    return figure
+    figure.update_layout(
+        title=title, yaxis={"title": f"{measure} (%)", "range": [0, 105]}, height=320
+    )
+    return theme_neutral(figure)
 
 
 def latency_chart(report: EvalReport) -> plotly.graph_objects.Figure:
@@ -152,7 +174,7 @@ def latency_chart(report: EvalReport) -> plotly.graph_objects.Figure:
     figure.update_layout(
         title="Latency distribution", barmode="stack", xaxis={"title": "ms"}, height=320
     )
-    return figure
+    return theme_neutral(figure)
 
 
 def cost_per_case_chart(report: EvalReport) -> plotly.graph_objects.Figure:
@@ -167,4 +189,4 @@ def cost_per_case_chart(report: EvalReport) -> plotly.graph_objects.Figure:
         )
     )
     figure.update_layout(title="Cost per case", yaxis={"title": "USD"}, height=320)
-    return figure
+    return theme_neutral(figure)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from ._html import esc
 
 if TYPE_CHECKING:
-    from ..knowledge_graph import Triple
+    from ..memory.knowledge_graph import Triple
 
 __all__ = ["layout", "triples_svg"]
 

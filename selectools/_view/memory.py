@@ -19,9 +19,9 @@ from .graph_svg import triples_svg
 if TYPE_CHECKING:
     import pandas
 
-    from ..entity_memory import Entity, EntityMemory
-    from ..knowledge import KnowledgeEntry, KnowledgeMemory
-    from ..knowledge_graph import KnowledgeGraphMemory, Triple
+    from ..memory.entity import Entity, EntityMemory
+    from ..memory.knowledge import KnowledgeEntry, KnowledgeMemory
+    from ..memory.knowledge_graph import KnowledgeGraphMemory, Triple
 
 __all__ = [
     "RENDERERS",
@@ -204,17 +204,17 @@ def _graph_svg(memory: KnowledgeGraphMemory, *, max_triples: int = 60) -> str:
 
 
 RENDERERS: dict[str, Renderers] = {
-    "selectools.entity_memory.EntityMemory": {
+    "selectools.memory.entity.EntityMemory": {
         "text": repr,
         "html": _entities_html,
         "dataframe": _entities_frame,
     },
-    "selectools.knowledge._memory.KnowledgeMemory": {
+    "selectools.memory.knowledge._memory.KnowledgeMemory": {
         "text": repr,
         "html": _knowledge_html,
         "dataframe": _knowledge_frame,
     },
-    "selectools.knowledge_graph._memory.KnowledgeGraphMemory": {
+    "selectools.memory.knowledge_graph._memory.KnowledgeGraphMemory": {
         "text": repr,
         "html": _graph_html,
         "dataframe": _graph_frame,

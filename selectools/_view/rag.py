@@ -46,6 +46,19 @@ _STOP = frozenset(
 )
 _MAX_TEXT = 600
 
+#: what a result's score is, by ``SearchResults.scored_by``: (column name, explanation)
+SCORES = {
+    "cosine": ("cosine", "cosine similarity of the query's and the chunk's embeddings (≤ 1)"),
+    "bm25": ("BM25", "BM25 keyword relevance (unbounded: compare within one search only)"),
+    "rrf": (
+        "RRF",
+        "reciprocal rank fusion: the sum of 1/(k + rank) over the vector and keyword "
+        "rankings; it ranks, it does not measure similarity",
+    ),
+    "weighted": ("fused", "weighted sum of the vector and keyword scores, each scaled to 0–1"),
+    "rerank": ("rerank", "the reranker's relevance score"),
+}
+
 
 def highlight(text: str, query: str | None, limit: int = _MAX_TEXT) -> str:
     """``text`` (HTML-escaped, cut to ``limit`` characters) with the query's words in ``<mark>``."""
@@ -64,11 +77,16 @@ def highlight(text: str, query: str | None, limit: int = _MAX_TEXT) -> str:
     return "".join(out)
 
 
-def search_results_html(results: Sequence[SearchResult], query: str | None) -> str:
-    """Rank, score, source (with page/chunk) and the text with matches highlighted."""
+def search_results_html(
+    results: Sequence[SearchResult], query: str | None, scored_by: str | None = None
+) -> str:
+    """Rank, score (named for its kind, explained), source (with page/chunk) and the text with matches highlighted."""
     title = f"<b>{plural(len(results), 'result')}</b>"
     if query:
         title += f" for {badge(query, 'info')}"
+    column, meaning = SCORES.get(scored_by or "", ("score", ""))
+    if meaning:
+        title += f"<div>{muted(f'{column}: {meaning}')}</div>"
     if not results:
         return box(f"{title}<div>{muted('nothing matched')}</div>", "rag-results")
     rows = [
@@ -81,7 +99,7 @@ def search_results_html(results: Sequence[SearchResult], query: str | None) -> s
         for rank, hit in enumerate(results, 1)
     ]
     return box(
-        f"<div>{title}</div>" + table(["rank", "score", "source", "text"], rows, numeric=(0, 1)),
+        f"<div>{title}</div>" + table(["rank", column, "source", "text"], rows, numeric=(0, 1)),
         "rag-results",
     )
 
@@ -108,7 +126,7 @@ def store_html(store: VectorStore, sample: int = 3) -> str:
 
 
 def search_results_dataframe(results: SearchResults) -> pandas.DataFrame:
-    """One row a hit: rank, score, source, citation, text, id and the metadata columns."""
+    """One row a hit: rank, score, what scored it, source, citation, text, id and the metadata."""
     try:
         import pandas
     except ImportError as exc:
@@ -122,6 +140,7 @@ def search_results_dataframe(results: SearchResults) -> pandas.DataFrame:
         row: dict[str, Any] = {
             "rank": rank,
             "score": result.score,
+            "scored_by": results.scored_by,
             "source": meta.get("source"),
             "citation": result.citation,
             "text": result.document.text,
@@ -131,12 +150,14 @@ def search_results_dataframe(results: SearchResults) -> pandas.DataFrame:
             row.setdefault(key, value)
         rows.append(row)
     if not rows:
-        return pandas.DataFrame(columns=["rank", "score", "source", "citation", "text", "id"])
+        return pandas.DataFrame(
+            columns=["rank", "score", "scored_by", "source", "citation", "text", "id"]
+        )
     return pandas.DataFrame(rows)
 
 
 def _search_results_html(results: SearchResults) -> str:
-    return search_results_html(results, results.query)
+    return search_results_html(results, results.query, results.scored_by)
 
 
 RENDERERS: dict[str, Renderers] = {

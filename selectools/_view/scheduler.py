@@ -34,6 +34,19 @@ def _when(job: ScheduledJob, now: datetime) -> str:
     return "in " + " ".join(parts[:2])
 
 
+def _next_html(job: ScheduledJob, now: datetime) -> str:
+    """When the job runs next; a finished job has no next run, so only "done"."""
+    if job.exhausted:
+        return muted("— done")
+    return esc(job.next_run.strftime("%Y-%m-%d %H:%M:%S")) + " " + muted(_when(job, now))
+
+
+def _next_text(job: ScheduledJob, now: datetime) -> str:
+    if job.exhausted:
+        return "no next run (done)"
+    return f"next {job.next_run:%Y-%m-%d %H:%M:%S} ({_when(job, now)})"
+
+
 def _runs(job: ScheduledJob) -> str:
     return f"{job.runs}/{job.max_runs}" if job.max_runs is not None else str(job.runs)
 
@@ -57,7 +70,7 @@ def scheduler_html(scheduler: AgentScheduler, now: datetime) -> str:
             (
                 f"<b>{esc(job.name)}</b>",
                 esc(job.schedule),
-                esc(job.next_run.strftime("%Y-%m-%d %H:%M:%S")) + " " + muted(_when(job, now)),
+                _next_html(job, now),
                 esc(_runs(job)),
                 badge(text, tone) if tone != "muted" else muted(text),
             )
@@ -73,11 +86,14 @@ def scheduler_html(scheduler: AgentScheduler, now: datetime) -> str:
 
 
 def scheduler_text(scheduler: AgentScheduler, now: datetime) -> str:
-    lines = [f"AgentScheduler · {len(scheduler.jobs)} jobs · {len(scheduler.results)} results"]
-    for job in scheduler.jobs:
+    jobs = scheduler.jobs
+    lines = [
+        f"AgentScheduler · {plural(len(jobs), 'job')} · {plural(len(scheduler.results), 'result')}"
+    ]
+    for job in jobs:
         lines.append(
-            f"  {job.name:<16} {job.schedule!s:<22} next {job.next_run:%Y-%m-%d %H:%M:%S} "
-            f"({_when(job, now)})  runs {_runs(job)}  last: {_last(job)[1]}"
+            f"  {job.name:<16} {job.schedule!s:<22} {_next_text(job, now)}  runs {_runs(job)}  "
+            f"last: {_last(job)[1]}"
         )
     return "\n".join(lines)
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from .._events import EVENTS
 from ..exceptions import CostWarning
 from ..observer import EventEmitter
-from ..providers.base import LLMRequest
+from ..providers.base import LLMRequest, provider_label
 from ..trace import STEP_EVENTS, AgentTrace, StepType, TraceStep, now
 from ..types import AgentResult, Message, ToolCall
 from ..usage import AgentUsage, UsageStats
@@ -19,7 +19,7 @@ from .config import effective_model
 
 if TYPE_CHECKING:
     from ..cancellation import CancellationToken
-    from ..memory import Memory
+    from ..memory.conversation import Memory
     from ..observer import Observer
     from ..structured import ResponseFormat
     from ..tools import ToolLike
@@ -82,6 +82,8 @@ class RunContext:
         self.config: AgentConfig = config
         self.run_id = run_id
         self.provider = agent._provider
+        #: how usage, errors and results name the provider (:func:`provider_label`)
+        self.provider_name = provider_label(self.provider)
         self.model = effective_model(config, self.provider)
         self.system_prompt = agent._system_prompt
         self.tools: list[ToolLike] = agent._tools

@@ -19,7 +19,7 @@ from typing import Any
 from .._current_run import bind_run, unbind_run
 from ..exceptions import ProviderError
 from ..providers._adapt import acomplete, astream, complete, stream
-from ..providers.base import LLMRequest, estimate_usage
+from ..providers.base import AnyProvider, LLMRequest, estimate_usage
 from ..types import AgentResult, Message, Role, StreamChunk, ToolCall
 from ..usage import UsageStats
 from ._approval_wait import ask_async, ask_sync
@@ -87,13 +87,13 @@ def _deadline_error(ctx: RunContext) -> ProviderError:
     return ProviderError(
         f"the model call did not finish before run_timeout={ctx.config.run_timeout:g}s "
         "(the server kept the response open) and was abandoned",
-        provider=getattr(ctx.provider, "name", "") or "",
+        provider=ctx.provider_name,
         retryable=True,
     )
 
 
 def _complete_sync(
-    ctx: RunContext, provider: Any, request: LLMRequest
+    ctx: RunContext, provider: AnyProvider, request: LLMRequest
 ) -> tuple[Message, UsageStats]:
     """``complete``; with a ``run_timeout``, given up on at the deadline.
 
@@ -126,7 +126,7 @@ def _complete_sync(
 
 
 async def _acomplete_by_deadline(
-    ctx: RunContext, provider: Any, request: LLMRequest
+    ctx: RunContext, provider: AnyProvider, request: LLMRequest
 ) -> tuple[Message, UsageStats]:
     """``acomplete``; with a ``run_timeout``, cancelled at the deadline."""
     if ctx.deadline is None:
@@ -165,7 +165,7 @@ def _call_llm_sync(ctx: RunContext, effect: CallLLM) -> tuple[Message, UsageStat
             text = acc.add(item)
             if text:
                 on_text(text)
-        return acc.finish(effect.request, getattr(ctx.provider, "name", ""))
+        return acc.finish(effect.request, ctx.provider_name)
     finally:
         unbind_run(token)
 
@@ -200,7 +200,7 @@ async def _call_llm_async(ctx: RunContext, effect: CallLLM) -> tuple[Message, Us
             text = acc.add(item)
             if text:
                 on_text(text)
-        return acc.finish(effect.request, getattr(ctx.provider, "name", ""))
+        return acc.finish(effect.request, ctx.provider_name)
     finally:
         unbind_run(token)
 
@@ -368,7 +368,7 @@ def drive_sync_stream(ctx: RunContext, program: Program) -> Iterator[StreamChunk
                             yield StreamChunk(content=text, iteration=ctx.iteration)
                     if acc.tool_calls:
                         yield StreamChunk(tool_calls=list(acc.tool_calls), iteration=ctx.iteration)
-                    value = acc.finish(effect.request, getattr(ctx.provider, "name", ""))
+                    value = acc.finish(effect.request, ctx.provider_name)
                 else:
                     value = _perform_sync(ctx, effect)
             except GeneratorExit:
@@ -411,7 +411,7 @@ async def drive_async_stream(
                             yield StreamChunk(content=text, iteration=ctx.iteration)
                     if acc.tool_calls:
                         yield StreamChunk(tool_calls=list(acc.tool_calls), iteration=ctx.iteration)
-                    value = acc.finish(effect.request, getattr(ctx.provider, "name", ""))
+                    value = acc.finish(effect.request, ctx.provider_name)
                 else:
                     value = await _perform_async(ctx, effect)
             except GeneratorExit:

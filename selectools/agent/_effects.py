@@ -17,6 +17,7 @@ from ..providers.base import LLMRequest
 if TYPE_CHECKING:
     from ..approval import ApprovalRequest
     from ..cancellation import CancellationToken
+    from ..providers.base import AnyProvider
     from ._tool_jobs import ToolJob
 
 __all__ = ["AskApproval", "CallBlocking", "CallLLM", "LLMRequest", "RunTools", "Sleep"]
@@ -31,7 +32,7 @@ class CallLLM:
 
     request: LLMRequest
     stream: bool
-    provider: Any = None
+    provider: AnyProvider | None = None
 
 
 @dataclass(slots=True)

@@ -22,13 +22,18 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from ..coherence import COHERENCE_INSTRUCTIONS, build_coherence_messages, parse_coherence
+from .._side_call import ask_in_run, side_model, usage_fields
+from ..coherence import (
+    COHERENCE_INSTRUCTIONS,
+    build_coherence_messages,
+    failed_open,
+    parse_coherence,
+)
 from ..guardrails import GuardrailError
 from ..guardrails._pipeline import GuardrailDecision
 from ..security import screen_output
 from ..trace import StepType, TraceStep, now
 from ..types import Message, Role
-from ._effects import CallLLM
 
 if TYPE_CHECKING:
     from ._context import RunContext
@@ -114,11 +119,7 @@ def check_coherence_of(ctx: RunContext, jobs: list[ToolJob]) -> Generator[Any, A
     """Ask the checking model about each call; an incoherent one is skipped with the reason."""
     config = ctx.config
     provider = config.coherence_provider or ctx.provider
-    model = config.coherence_model or (
-        ctx.model
-        if provider is ctx.provider
-        else str(getattr(provider, "default_model", None) or ctx.model)
-    )
+    model = side_model(provider, config.coherence_model, ctx.provider, ctx.model)
     request_text = _user_request(ctx)
     for job in jobs:
         if job.denied or job.failure is not None:
@@ -132,17 +133,11 @@ def check_coherence_of(ctx: RunContext, jobs: list[ToolJob]) -> Generator[Any, A
         )
         usage = None
         try:
-            message, usage = yield CallLLM(request, False, provider)
+            message, usage = yield from ask_in_run(ctx, provider, request)
         except Exception as exc:  # fail-open (selectools.coherence)
-            from ..coherence import CoherenceResult
-
-            verdict = CoherenceResult(
-                True, f"coherence check failed, allowed: {type(exc).__name__}: {exc}", True
-            )
+            verdict = failed_open(exc)
         else:
             verdict = parse_coherence(message.text)
-            if usage is not None:
-                ctx.add_usage(usage)
         blocked = not verdict.coherent
         ctx.record(
             StepType.COHERENCE_CHECK,
@@ -155,10 +150,7 @@ def check_coherence_of(ctx: RunContext, jobs: list[ToolJob]) -> Generator[Any, A
             error=verdict.explanation if blocked else None,
             tool_name=job.name,
             tool_args=job.call.parameters,
-            model=getattr(usage, "model", None) or model,
-            prompt_tokens=getattr(usage, "prompt_tokens", 0),
-            completion_tokens=getattr(usage, "completion_tokens", 0),
-            cost_usd=getattr(usage, "cost_usd", 0.0),
+            **usage_fields(usage, model),
             data={
                 "coherent": verdict.coherent,
                 "explanation": verdict.explanation,

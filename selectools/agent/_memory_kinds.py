@@ -23,10 +23,11 @@ from collections.abc import Generator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from .._memory_store import ExtractionError
+from .._side_call import ask_in_run, side_model
+from ..memory._store import ExtractionError
 from ..trace import StepType, now
 from ..types import Role
-from ._effects import CallBlocking, CallLLM
+from ._effects import CallBlocking
 
 if TYPE_CHECKING:
     from ._context import RunContext
@@ -45,7 +46,7 @@ def _contexts(ctx: RunContext, text: str) -> list[str]:
     if config.entity_memory is not None:
         parts.append(config.entity_memory.build_context())
     if config.knowledge_graph is not None:
-        from ..knowledge_graph import keywords_of
+        from ..memory.knowledge_graph import keywords_of
 
         keywords = keywords_of(text)
         parts.append(config.knowledge_graph.build_context(keywords or None))
@@ -121,21 +122,13 @@ def _extract(
     """One extraction call; the parsed items, or ``None`` after recording an error step."""
     request = memory.extraction_request(text)
     if not request.model:
-        # the extractor's provider default, or the run's model when it shares the run's provider
-        model = (
-            ctx.model
-            if memory.provider is ctx.provider
-            else str(getattr(memory.provider, "default_model", None) or ctx.model)
-        )
-        request = replace(request, model=model)
+        request = replace(request, model=side_model(memory.provider, None, ctx.provider, ctx.model))
     what = phase.replace("_", " ")
     try:
-        message, usage = yield CallLLM(request, False, memory.provider)
+        message, _usage = yield from ask_in_run(ctx, memory.provider, request)
     except Exception as exc:
         ctx.fail(phase, exc, f"{what} call failed: {exc}", started)
         return None
-    if usage is not None:
-        ctx.add_usage(usage)
     try:
         return memory.parse_extraction(message.text)
     except ExtractionError as exc:
@@ -148,7 +141,7 @@ def session_payload(config: Any) -> dict[str, Any]:
 
     A SQLite triple store and the knowledge memory persist themselves.
     """
-    from ..knowledge_graph import InMemoryTripleStore
+    from ..memory.knowledge_graph import InMemoryTripleStore
 
     payload: dict[str, Any] = {}
     if config.entity_memory is not None:
@@ -161,8 +154,8 @@ def session_payload(config: Any) -> dict[str, Any]:
 
 def restore_session(config: Any, data: dict[str, Any]) -> None:
     """Put a loaded session's entities and triples back into the configured memories."""
-    from .._memory_store import check_version
-    from ..knowledge_graph import Triple
+    from ..memory._store import check_version
+    from ..memory.knowledge_graph import Triple
 
     saved = data.get("entity_memory")
     if config.entity_memory is not None and isinstance(saved, dict):

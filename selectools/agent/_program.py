@@ -306,10 +306,10 @@ def _call_model(ctx: RunContext) -> Generator[Any, Any, Message | None]:
                 f"got {type(message).__name__}"
             )
         if usage is None:
-            usage = UsageStats(model=ctx.model, provider=getattr(ctx.provider, "name", ""))
+            usage = UsageStats(model=ctx.model, provider=ctx.provider_name)
         ctx.add_usage(usage)
         ctx.last_usage = usage
-        ctx.provider_used = usage.provider or getattr(ctx.provider, "name", None)
+        ctx.provider_used = usage.provider or ctx.provider_name
         model = usage.model or ctx.model
         ended = now()
         step = TraceStep.llm_call(

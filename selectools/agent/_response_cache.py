@@ -41,7 +41,7 @@ def cache_lookup(
     ctx: RunContext, cache: Any, request: LLMRequest
 ) -> Generator[Any, Any, tuple[str, Message | None]]:
     """The request's key and, on a hit, the cached message (usage counted, events sent)."""
-    from ..cache import CacheKeyBuilder  # loaded once a cache is configured and asked
+    from ..cache._keys import CacheKeyBuilder  # loaded once a cache is configured and asked
 
     key = CacheKeyBuilder.build(
         request.model, request.system_prompt, request.messages, request.tools, request.temperature
@@ -62,7 +62,7 @@ def cache_lookup(
         return key, None
     ctx.add_usage(usage)
     ctx.last_usage = usage
-    ctx.provider_used = usage.provider or getattr(ctx.provider, "name", None)
+    ctx.provider_used = usage.provider or ctx.provider_name
     model = usage.model or ctx.model
     ctx.record(
         StepType.CACHE_HIT,

@@ -32,7 +32,7 @@ from ..trace import StepType, now
 from ._effects import CallBlocking
 
 if TYPE_CHECKING:
-    from ..sessions import SessionLock
+    from ..memory.sessions import SessionLock
     from ..types import Message
     from ._context import RunContext
     from .core import Agent
@@ -49,7 +49,7 @@ def _fingerprint(data: dict[str, Any] | None) -> str | None:
 
 def _read(agent: Agent) -> tuple[dict[str, Any] | None, list[Message]]:
     """The stored session and its messages; SessionStoreError if either cannot be read."""
-    from ..sessions import SessionStoreError
+    from ..memory.sessions import SessionStoreError
     from ..types import Message
 
     config = agent.config
@@ -73,7 +73,7 @@ def _read(agent: Agent) -> tuple[dict[str, Any] | None, list[Message]]:
 
 def _read_or_set_aside(agent: Agent) -> tuple[dict[str, Any] | None, list[Message]]:
     """:func:`_read`, applying ``on_damaged_session`` to a session that cannot be read."""
-    from ..sessions import SessionFormatError, SessionStoreError
+    from ..memory.sessions import SessionFormatError, SessionStoreError
 
     config = agent.config
     try:
@@ -119,7 +119,7 @@ def _restore(agent: Agent, data: dict[str, Any] | None, messages: list[Message])
 
 def load_session(agent: Agent) -> None:
     """Restore the configured session into ``agent.memory`` (creating the memory if needed)."""
-    from ..memory import ConversationMemory  # loaded when a session is configured
+    from ..memory.conversation import ConversationMemory  # loaded when a session is configured
 
     started = now()
     data, messages = _read_or_set_aside(agent)
@@ -223,7 +223,7 @@ def save_session(ctx: RunContext) -> Generator[Any, Any, None]:
     assert session_id is not None
     if memory is None:  # removed after the agent was built: nothing to save
         return
-    from ..memory import ConversationMemory
+    from ..memory.conversation import ConversationMemory
 
     if not isinstance(memory, ConversationMemory):
         raise TypeError(

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
+from .._side_call import ask_in_run, side_model, usage_fields
 from ..trace import StepType, now
 from ..types import Message, Role
-from ._effects import CallLLM
 
 if TYPE_CHECKING:
     from ._context import RunContext
@@ -60,11 +60,7 @@ def summarize_trimmed(ctx: RunContext) -> Generator[Any, Any, None]:
         return
     config = ctx.config
     provider = config.summarize_provider or ctx.provider
-    model = config.summarize_model or (
-        ctx.model
-        if provider is ctx.provider
-        else str(getattr(provider, "default_model", None) or ctx.model)
-    )
+    model = side_model(provider, config.summarize_model, ctx.provider, ctx.model)
     previous = memory.summary
     request = ctx.model_request(
         model,
@@ -74,7 +70,7 @@ def summarize_trimmed(ctx: RunContext) -> Generator[Any, Any, None]:
     )
     started = now()
     try:
-        message, usage = yield CallLLM(request, False, provider)
+        message, usage = yield from ask_in_run(ctx, provider, request)
     except Exception as exc:
         ctx.fail(
             "memory_summarize",
@@ -84,8 +80,6 @@ def summarize_trimmed(ctx: RunContext) -> Generator[Any, Any, None]:
         )
         return
     summary = message.text.strip()
-    if usage is not None:
-        ctx.add_usage(usage)
     if not summary:
         return
     memory.summary = summary
@@ -94,10 +88,7 @@ def summarize_trimmed(ctx: RunContext) -> Generator[Any, Any, None]:
         started,
         f"summarized {len(trimmed)} trimmed message(s)",
         {"summary": summary},
-        model=getattr(usage, "model", None) or model,
-        prompt_tokens=getattr(usage, "prompt_tokens", 0),
-        completion_tokens=getattr(usage, "completion_tokens", 0),
-        cost_usd=getattr(usage, "cost_usd", 0.0),
         result=summary,
         data={"messages_summarized": len(trimmed)},
+        **usage_fields(usage, model),
     )

@@ -20,14 +20,14 @@ if TYPE_CHECKING:
     from ..approval import ConfirmAction
     from ..cache import Cache
     from ..cancellation import CancellationToken
-    from ..entity_memory import EntityMemory
     from ..guardrails import GuardrailsPipeline
-    from ..knowledge import KnowledgeMemory
-    from ..knowledge_graph import KnowledgeGraphMemory
+    from ..memory.entity import EntityMemory
+    from ..memory.knowledge import KnowledgeMemory
+    from ..memory.knowledge_graph import KnowledgeGraphMemory
+    from ..memory.sessions import SessionStore
     from ..observer import Observer
     from ..policy import ToolPolicy
     from ..providers.base import AnyProvider
-    from ..sessions import SessionStore
 
 __all__ = ["DEFAULT_MODEL", "AgentConfig", "effective_model"]
 
@@ -300,7 +300,7 @@ class AgentConfig:
         return isinstance(self.model, _DefaultModel)
 
 
-def effective_model(config: AgentConfig, provider: Any) -> str:
+def effective_model(config: AgentConfig, provider: AnyProvider) -> str:
     """The model to request: an explicit ``config.model``, else the provider's default."""
     model = config.model
     if type(model) is _DefaultModel:

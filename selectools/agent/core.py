@@ -34,7 +34,7 @@ from .config import AgentConfig, effective_model
 if TYPE_CHECKING:
     from ..analytics import AgentAnalytics
     from ..cancellation import CancellationToken
-    from ..memory import Memory
+    from ..memory.conversation import Memory
     from ..observer import Observer
     from ..structured import ResponseFormat
     from ._batch import BatchExecutor
@@ -518,7 +518,7 @@ class Agent(RichDisplay):
         return self.analytics
 
     def __repr__(self) -> str:
-        provider = getattr(self._provider, "name", type(self._provider).__name__)
+        provider = provider_label(self._provider)
         tools = [t.name for t in self._tools]
         return (
             f"Agent(name={self.name!r}, provider={provider!r}, model={self.model!r}, tools={tools})"

@@ -7,6 +7,8 @@ print(report.accuracy)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .case import CaseResult, CaseVerdict, EvalError, EvalFailure, TestCase
 from .dashboard import DashboardServer, EvalDashboard
 from .dataset import DatasetError, DatasetLoader
@@ -101,6 +103,10 @@ __all__ = [
     "parse_score",
     "save_run",
 ]
+
+
+if TYPE_CHECKING:  # seen by type checkers; at run time __getattr__ imports it on first use
+    from .executors import RayExecutor
 
 
 def __getattr__(name: str) -> object:

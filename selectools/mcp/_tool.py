@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .._jsonschema import SchemaError
 from .._remote_schema import RemoteSchema
 from ..exceptions import ToolExecutionError, ToolValidationError
-from ..tools._parameter import ToolParameter
+from ..tools._parameter import ToolParameter, placeholder_description
 from ..tools._run import ChunkCallback
 from ..tools._tool import Tool
 from ._config import _clean
@@ -170,7 +170,11 @@ def _described_parameters(schema: dict[str, Any]) -> list[ToolParameter]:
             ToolParameter(
                 key,
                 _PYTHON_TYPES.get(kind, Any) if isinstance(kind, str) else Any,
-                text.strip() if isinstance(text, str) and text.strip() else f"Parameter '{key}'",
+                (
+                    text.strip()
+                    if isinstance(text, str) and text.strip()
+                    else placeholder_description(key)
+                ),
                 required=key in required,
                 schema=dict(prop),
             )

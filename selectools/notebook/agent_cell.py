@@ -216,7 +216,7 @@ def _tools(
 
 
 def _memory(magic: str, name: str, state: NotebookState) -> Any:
-    from ..memory import ConversationMemory
+    from ..memory.conversation import ConversationMemory
 
     key = name or "default"
     if key not in state.memories:

@@ -24,6 +24,7 @@ import ipywidgets
 import traitlets
 
 from .._view.approval import approval_html, approval_text
+from ..approval import _preview
 from ..exceptions import SelectoolsError
 from ._widget_files import widget_path
 
@@ -34,16 +35,31 @@ if TYPE_CHECKING:
 __all__ = ["ApprovalCard", "CardBox"]
 
 
-def record_line(request: ApprovalRequest) -> str:
-    """``approved get_price(...) — by person at 22:51:03 UTC``: a decided card's one line."""
+#: what each "Always allow" button of the card allows, as the record says it
+SCOPES = {"run": "in this run", "notebook": "in this notebook"}
+
+
+def record_line(request: ApprovalRequest, scope: str = "") -> str:
+    """``approved get_price(...) — by person at 22:51:03 UTC``: a decided card's one line.
+
+    It is the notebook's audit trail, so it shows what ran: edited arguments as
+    ``original → edited``, and the scope of an "Always allow" given with it.
+    """
     decision = request.decision
     if decision is None:
         return ""
     verb = "approved" if decision.approved else "denied"
-    edited = " with edited arguments" if decision.tool_args is not None else ""
+    call = request.preview
+    if decision.tool_args is not None:
+        call += f" → {_preview(request.tool_name, decision.tool_args)} (edited)"
     when = time.strftime("%H:%M:%S UTC", time.gmtime(decision.decided_at))
     why = f": {decision.reason}" if decision.reason and not decision.approved else ""
-    return f"{verb} {request.preview}{edited} — by {decision.by or 'unknown'} at {when}{why}"
+    allowed = (
+        f"; {request.tool_name} is now always allowed {SCOPES[scope]}"
+        if decision.approved and scope in SCOPES
+        else ""
+    )
+    return f"{verb} {call} — by {decision.by or 'unknown'} at {when}{why}{allowed}"
 
 
 class ApprovalCard(anywidget.AnyWidget):
@@ -79,6 +95,8 @@ class ApprovalCard(anywidget.AnyWidget):
         )
         self.request = request
         self.approver = approver
+        #: the "Always allow" scope answered with (``run``/``notebook``), for the record
+        self.scope = ""
         self.rendered = threading.Event()
         #: the display handle, once shown: a decision replaces the output with the static record
         self.handle: Any = None
@@ -118,18 +136,21 @@ class ApprovalCard(anywidget.AnyWidget):
         approver = self.approver if scope else None
         if approver is not None:  # before the approval: the run may reach its next call at once
             approver.always_allow(self.request, scope)
+        self.scope = scope if approver is not None else ""
         try:
             accepted = self.request.approve(args, by=by)
         except (SelectoolsError, TypeError) as exc:
             accepted = False
             self.error = f"not accepted: {exc}"
-        if not accepted and approver is not None:
-            approver.always_allow(self.request, scope, revoke=True)
+        if not accepted:
+            self.scope = ""
+            if approver is not None:
+                approver.always_allow(self.request, scope, revoke=True)
         return accepted
 
     def _decided(self, request: ApprovalRequest) -> None:
         self.error = ""
-        self.record = record_line(request)
+        self.record = record_line(request, self.scope)
         decision = request.decision
         self.status = "approved" if decision is not None and decision.approved else "denied"
         if self.handle is not None:

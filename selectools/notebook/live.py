@@ -276,7 +276,9 @@ def run_live(
     if shell is None:
         shell = current_shell()
     provider = provider_label(agent.provider)
-    title = f"{agent.name} · {provider} · {agent.model}"
+    model = agent.model
+    # a scripted run's model is "scripted": named once, not as if it were a paid model
+    title = " · ".join([agent.name, provider] + ([model] if model != provider else []))
     if surface is None and display == "widget":
         surface, cancellation_token = _widget_surface(cancellation_token)
     if surface is None:

@@ -27,6 +27,7 @@ from traitlets import Enum, Float, Integer, Unicode, observe
 
 from .._view._components import error_line
 from ..exceptions import SelectoolsError
+from ..guardrails._base import GuardrailError
 from . import _frontend
 from ._interpolate import DEFAULT_CONTEXT_LIMIT
 from ._magic_options import AGENT_OPTIONS, TOOL_OPTIONS
@@ -41,6 +42,7 @@ from .status import Status, status
 if TYPE_CHECKING:
     from ..run_ledger import Ledger
     from ..serve import ServerHandle
+    from .builder_widget import BuilderWidget
 
 __all__ = ["SelectoolsMagics"]
 
@@ -129,7 +131,7 @@ class SelectoolsMagics(Magics):
     # -- %selectools ----------------------------------------------------------------
     @no_var_expand
     @line_magic
-    def selectools(self, line: str) -> Status | ServerHandle | Ledger | str | None:
+    def selectools(self, line: str) -> Status | ServerHandle | BuilderWidget | Ledger | str | None:
         """Show or set the notebook's selectools defaults.
 
         %selectools                                     status: version, provider, model,
@@ -148,6 +150,8 @@ class SelectoolsMagics(Magics):
                                                         streamable HTTP, --detach to stop it)
         %selectools serve AGENT [--port N] [--stop]     serve an agent in the background and
                                                         show its playground (serve_cell)
+        %selectools builder GRAPH                       the visual builder bound to an AgentGraph
+                                                        variable (as GRAPH.edit())
 
         The settings are the traits of SelectoolsMagics: `%config SelectoolsMagics` lists them,
         and c.SelectoolsMagics.model = "..." in ipython_config.py sets them for every session.
@@ -160,6 +164,8 @@ class SelectoolsMagics(Magics):
         if line.split(None, 1)[:1] == ["mcp"]:
             self._mcp(line.strip()[3:])
             return None
+        if line.split(None, 1)[:1] == ["builder"]:
+            return self._builder(line.strip()[7:].strip())
         if line.split(None, 1)[:1] == ["serve"]:
             from .serve_cell import serve_line
 
@@ -188,6 +194,20 @@ class SelectoolsMagics(Magics):
         ]
         named.append((None, getattr(result, "result", None)))
         self.state.ledger.record_all(named, getattr(result, "execution_count", None))
+
+    def _builder(self, name: str) -> BuilderWidget:
+        """``%selectools builder VAR``: the visual builder bound to the graph in VAR."""
+        from ..orchestration import AgentGraph
+        from .builder_widget import BuilderWidget
+
+        with _usage_errors():
+            graph = self._namespace.get(name)
+            if not name.isidentifier() or not isinstance(graph, AgentGraph):
+                raise NotebookUsageError(
+                    f"%selectools builder VAR: {name!r} is not a notebook variable holding an "
+                    "AgentGraph"
+                )
+            return BuilderWidget(graph, var=name, shell=self.shell)
 
     def _mcp(self, rest: str) -> None:
         """``%selectools mcp ...``: attach, detach or list MCP servers (see mcp_attach)."""
@@ -406,6 +426,8 @@ class SelectoolsMagics(Magics):
                 result = go()
             except NotebookUsageError:
                 raise
+            except GuardrailError:
+                return None  # the view shows the block, once: a safety rule held, no misuse
             except SelectoolsError as exc:
                 raise NotebookUsageError(f"{magic}: the run failed: {error_line(exc)}") from None
         if request.output is not None:

@@ -3,7 +3,10 @@
 ``%selectools mcp NAME -- COMMAND ARGS...`` starts a stdio server,
 ``%selectools mcp NAME --url URL`` connects to a streamable-HTTP one,
 ``%selectools mcp NAME --detach`` stops it and ``%selectools mcp`` lists what
-is attached. From Python: :func:`attach_mcp` / :func:`detach_mcp`. Tools whose
+is attached. A bare ``python`` or ``python3`` as the command means the kernel's
+own interpreter (``sys.executable``), as ``%pip`` means the kernel's pip: the
+``python`` first on PATH is often another one (a kernel registered from a
+virtualenv or a conda env), without the packages the notebook installed. From Python: :func:`attach_mcp` / :func:`detach_mcp`. Tools whose
 name is already taken by another notebook tool get the server's name as a
 prefix. Everything is detached when the extension is unloaded, when IPython
 shuts down and (as a last resort) at interpreter exit, so no server process
@@ -15,6 +18,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import shlex
+import sys
 import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -47,6 +51,9 @@ class MCPAttachment:
         return f"MCP server {self.client.name!r} ({self.client.config.describe()}): {tools}"
 
 
+#: commands that mean "the kernel's Python" (with a version, say python3.11, they are taken as given)
+KERNEL_PYTHON = frozenset({"python", "python3"})
+
 _STATES: weakref.WeakValueDictionary[int, NotebookState] = weakref.WeakValueDictionary()
 _atexit_registered = False
 
@@ -74,7 +81,8 @@ def parse_mcp_line(rest: str) -> tuple[str, Any]:
             raise NotebookUsageError(
                 f"%selectools mcp: give the server command after '--'; usage:\n{_USAGE}"
             )
-        return "attach", _config(name, command=argv[0], args=argv[1:])
+        program = sys.executable if argv[0] in KERNEL_PYTHON and sys.executable else argv[0]
+        return "attach", _config(name, command=program, args=argv[1:])
     if options == ["--detach"]:
         from ..mcp._config import _clean
 

@@ -18,6 +18,7 @@ from .._view import _html as h
 from .._view._components import (
     GuardNote,
     ToolCard,
+    denial_card,
     error_line,
     guard_note,
     guard_note_html,
@@ -31,6 +32,7 @@ from .._view.core import (
     result_header_html,
     result_header_text,
 )
+from ..guardrails._base import GuardrailError
 from ..types import AgentResult, Message
 
 if TYPE_CHECKING:
@@ -85,6 +87,8 @@ class Transcript:
         self.errors: list[str] = []
         self.result: AgentResult | None = None
         self.stopped = False
+        #: a guardrail blocked the run: its note says so, the stop adds nothing to it
+        self.blocked = False
         self.log: list[str] = []
         self._line_open = False
         self._cache: dict[tuple[int, bool, bool], tuple[int, list[str]]] = {}
@@ -168,6 +172,7 @@ class Transcript:
             "on_guardrail_triggered",
             "on_coherence_blocked",
             "on_tool_output_screened",
+            "on_policy_decision",
         }
     )
 
@@ -193,6 +198,9 @@ class Transcript:
             self._finish_card(
                 data["call_id"], "error", data["duration_ms"], error=error_line(data["error"])
             )
+        elif name == "on_policy_decision":
+            if str(getattr(data["decision"], "value", data["decision"])) == "deny":
+                self._add_denial(data)
         elif name == "on_iteration_start":
             self._iteration(data["iteration"])
         elif name == "on_llm_start":
@@ -218,16 +226,27 @@ class Transcript:
         elif name == "on_run_end":
             self.result = data["result"]
         elif name == "on_error":
-            self._add_error(error_line(data["error"]))
+            if not (self.blocked and isinstance(data["error"], GuardrailError)):
+                self._add_error(error_line(data["error"]))
         elif name == "on_cancelled":
             self._add_error(f"cancelled ({data['reason']})")
         else:
             guard = guard_note(name, data)
             if guard is not None:
+                if name == "on_guardrail_triggered" and data["action"] == "block":
+                    self.blocked = True
                 block = self._current()
                 block.guards.append(guard)
                 block.version += 1
                 self._write(guard_note_text(guard), line=True)
+
+    def _add_denial(self, data: dict[str, Any]) -> None:
+        """A call that was refused: a row in its turn saying so, by whom and why (it never ran)."""
+        card = denial_card(data["tool_name"], data["tool_args"], data.get("call_id"), data)
+        block = self._current()
+        block.cards.append(card)
+        block.version += 1
+        self._write(tool_card_text(card), line=True)
 
     def _add_error(self, line: str) -> None:
         self.errors.append(line)
@@ -247,7 +266,7 @@ class Transcript:
     def stop(self, reason: str) -> None:
         """The run ended by raising: say why (unless its events already did)."""
         self.stopped = True
-        if not self.errors:
+        if not self.errors and not self.blocked:
             self.errors.append(reason)
             self._write(f"  ✗ {reason}", line=True)
 
@@ -284,7 +303,8 @@ class Transcript:
         numbered = len(self.iterations) > 1
         if result is None:
             tone = "error" if self.stopped else "info"
-            status = h.badge("stopped" if self.stopped else "running", tone)
+            word = "blocked" if self.blocked else "stopped" if self.stopped else "running"
+            status = h.badge(word, tone)
         else:
             status = result_header_html(result)
             tone = STOP_TONES.get(result.stop_reason, "muted")

@@ -372,6 +372,15 @@ class AgentGraph(RichDisplay):
         run, gen, live = self._reopen(interrupt_id, response, checkpoint_store)
         return await drive_to_end(run, gen, live)
 
+    async def astream_resume(
+        self, interrupt_id: str, response: Any, checkpoint_store: CheckpointStore | None = None
+    ) -> AsyncIterator[GraphEvent]:
+        """:meth:`aresume`, yielding the rest of the run's :class:`GraphEvent`s as :meth:`astream` does."""
+        run, gen, live = self._reopen(interrupt_id, response, checkpoint_store)
+        run.stream = []
+        async for event in drive_async(run, gen, live):
+            yield event
+
     def _result(self, run: _Run, state: GraphState) -> GraphResult:
         """What ``run`` produced (the engine and interrupts build results through this)."""
         last = state.data.get(STATE_KEY_LAST_OUTPUT, "")
@@ -410,6 +419,17 @@ class AgentGraph(RichDisplay):
                 f"subgraph {self.name!r} was interrupted; interrupts inside subgraphs are not "
                 "supported: put the generator node in the outer graph"
             )
+
+    # -- the builder -------------------------------------------------------------
+    def edit(self, var: str = "graph", provider: Any = None) -> Any:
+        """In a notebook: the visual builder bound to this graph (edits change it in place).
+
+        ``var`` names the graph in the cells the builder writes; ``provider`` runs its
+        agents in the canvas's Run panel (default: each agent's own).
+        """
+        from .._display import render  # the notebook's widget, through the display port
+
+        return render(self, "editor", var, provider)
 
     # -- pictures ---------------------------------------------------------------
     def to_mermaid(self) -> str:

@@ -172,7 +172,7 @@ def estimate_usage(
     )
 
 
-def uses_native_tools(provider: Any) -> bool:
+def uses_native_tools(provider: AnyProvider) -> bool:
     """Whether the agent passes tools through ``tools=`` and reads calls from ``tool_calls``.
 
     Otherwise the prompt carries the text contract and calls are parsed from the text.
@@ -180,6 +180,6 @@ def uses_native_tools(provider: Any) -> bool:
     return bool(getattr(provider, "supports_native_tools", False))
 
 
-def provider_label(provider: Any) -> str:
+def provider_label(provider: AnyProvider) -> str:
     """How views and results name a provider: the ``name`` it reports, else its class name."""
     return str(getattr(provider, "name", "") or type(provider).__name__)

@@ -35,7 +35,7 @@ from ..usage import UsageStats
 from . import _adapt
 from ._base import RequestProvider
 from ._specs import provider_spec
-from .base import LLMRequest, StreamItem, estimate_usage
+from .base import AnyProvider, LLMRequest, StreamItem, estimate_usage, provider_label
 
 __all__ = ["FallbackProvider"]
 
@@ -92,7 +92,7 @@ class FallbackProvider(RequestProvider):
 
     # -- circuit breaker -------------------------------------------------------------
     def _name(self, index: int) -> str:
-        return str(getattr(self.providers[index], "name", type(self.providers[index]).__name__))
+        return provider_label(self.providers[index])
 
     def circuit_open(self, index: int) -> bool:
         """Whether provider ``index`` is being skipped right now."""
@@ -304,11 +304,11 @@ class _Attempt:
         return usage
 
 
-def _foreign(model: str, provider: Any) -> bool:
+def _foreign(model: str, provider: AnyProvider) -> bool:
     """Whether the registry assigns ``model`` to a vendor other than ``provider``'s."""
     from ..models import MODELS_BY_ID
 
     info = MODELS_BY_ID.get(model)
-    spec = provider_spec(str(getattr(provider, "name", "")))
+    spec = provider_spec(provider_label(provider))
     family = spec.family if spec is not None else None
     return info is not None and family is not None and info.provider != family

@@ -75,13 +75,14 @@ _LAZY = {
     "RAGTool": ".tools",
     "HybridSearchTool": ".tools",
     "RAGAgent": ".tools",
-    "ingest": ".ingest",
-    "IngestReport": ".ingest",
+    "ingest": "._ingest",
+    "IngestReport": "._ingest",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ._ingest import IngestReport, ingest
     from .bm25 import BM25, BM25Index
     from .chunking import RecursiveTextSplitter, SemanticChunker, TextSplitter
     from .document import Document, SearchResult, SearchResults
@@ -94,7 +95,6 @@ if TYPE_CHECKING:  # pragma: no cover
         UnknownVectorStoreError,
     )
     from .hybrid import FusionMethod, HybridSearcher
-    from .ingest import IngestReport, ingest
     from .loaders import DocumentLoader
     from .reranker import CohereReranker, JinaReranker, Reranker, RerankerError
     from .stores.memory import InMemoryVectorStore

@@ -246,7 +246,7 @@ class BM25:
         index = self._build()
         docs = index.docs
         if not docs:
-            return SearchResults([], query=query)
+            return SearchResults([], query=query, scored_by="bm25")
         scores = index.scores(set(self.tokenize(query)))
         if filter:
             keep = numpy.fromiter(
@@ -255,7 +255,7 @@ class BM25:
             scores = numpy.where(keep, scores, 0.0)
         positive = numpy.flatnonzero(scores > 0)
         if not len(positive):
-            return SearchResults([], query=query)
+            return SearchResults([], query=query, scored_by="bm25")
         k = min(top_k, len(positive))
         picked = (
             positive[numpy.argpartition(-scores[positive], k - 1)[:k]]
@@ -266,6 +266,7 @@ class BM25:
         return SearchResults(
             [SearchResult(document=docs[i], score=float(scores[i])) for i in order],
             query=query,
+            scored_by="bm25",
         )
 
     def __repr__(self) -> str:

@@ -60,11 +60,19 @@ class SearchResult:
 
 
 class SearchResults(list[SearchResult], RichDisplay):
-    """The ranked hits of one search (a list), with a notebook view and ``to_dataframe()``."""
+    """The ranked hits of one search (a list), with a notebook view and ``to_dataframe()``.
 
-    def __init__(self, results: Any = (), query: str | None = None) -> None:
+    ``scored_by`` says what the scores are, since they are not comparable across
+    searches of different kinds: ``"cosine"`` (a vector store), ``"bm25"``,
+    ``"rrf"`` or ``"weighted"`` (a hybrid search's fusion), ``"rerank"``; None if unknown.
+    """
+
+    def __init__(
+        self, results: Any = (), query: str | None = None, scored_by: str | None = None
+    ) -> None:
         super().__init__(results)
         self.query = query
+        self.scored_by = scored_by
 
     def to_dataframe(self) -> pandas.DataFrame:
         """One row a hit: rank, score, source, citation, text, id and the metadata columns."""

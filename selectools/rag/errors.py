@@ -58,6 +58,18 @@ class DocumentLoadError(RAGError, OSError):
         # OSError's own str() would print "[Errno None] None: 'path'" once filename is set
         return str(self.args[0])
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # pickle would call cls(message); a worker process must send back path and reason
+        return (_rebuild_load_error, (type(self), self.path, self.reason))
+
+
+def _rebuild_load_error(cls: type[DocumentLoadError], path: str, reason: str) -> DocumentLoadError:
+    error = DocumentLoadError.__new__(cls)
+    DocumentLoadError.__init__(error, path, reason)
+    if issubclass(cls, FileNotFoundError):
+        error.errno, error.strerror = errno.ENOENT, reason
+    return error
+
 
 class DocumentNotFoundError(DocumentLoadError, FileNotFoundError):
     """The file or folder to load is not there (``except FileNotFoundError`` catches it too)."""

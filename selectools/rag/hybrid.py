@@ -120,8 +120,10 @@ class HybridSearcher:
         keyword_hits = self.bm25.search(query, top_k=keyword_top_k or top_k * 2, filter=filter)
         fused = self._fuse(list(vector_hits), list(keyword_hits))
         if self.reranker is not None:
-            return SearchResults(self.reranker.rerank(query, fused, top_k=top_k), query=query)
-        return SearchResults(fused[:top_k], query=query)
+            return SearchResults(
+                self.reranker.rerank(query, fused, top_k=top_k), query=query, scored_by="rerank"
+            )
+        return SearchResults(fused[:top_k], query=query, scored_by=self.fusion.value)
 
     def _fuse(
         self, vector_hits: list[SearchResult], keyword_hits: list[SearchResult]

@@ -27,6 +27,7 @@ from .vector_store import VectorStore
 if TYPE_CHECKING:  # pragma: no cover
     from ..agent.config import AgentConfig
     from ..agent.core import Agent
+    from ..providers.base import AnyProvider
     from ..tools import Tool
     from .hybrid import HybridSearcher
 
@@ -84,7 +85,11 @@ class _KnowledgeTool:
         after = getattr(embedder, "last_usage", None)
         if self.usage_sink is not None and after is not None and after is not before:
             self.usage_sink.usage.add_usage(after)
-        kept = SearchResults([h for h in hits if h.score >= self.score_threshold], query=query)
+        kept = SearchResults(
+            [h for h in hits if h.score >= self.score_threshold],
+            query=query,
+            scored_by=getattr(hits, "scored_by", None),
+        )
         self.last_results = kept
         return kept
 
@@ -164,7 +169,7 @@ class RAGAgent:
     def from_documents(
         cls,
         documents: Sequence[Document],
-        provider: Any,
+        provider: AnyProvider,
         vector_store: VectorStore,
         *,
         chunk_size: int = 1000,
@@ -203,7 +208,7 @@ class RAGAgent:
     def from_directory(
         cls,
         directory: str | Path,
-        provider: Any,
+        provider: AnyProvider,
         vector_store: VectorStore,
         glob_pattern: str = "**/*.md",
         **kwargs: Any,
@@ -215,7 +220,7 @@ class RAGAgent:
     def from_files(
         cls,
         file_paths: Sequence[str | Path],
-        provider: Any,
+        provider: AnyProvider,
         vector_store: VectorStore,
         **kwargs: Any,
     ) -> Agent:

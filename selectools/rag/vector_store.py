@@ -190,11 +190,11 @@ class VectorStore(ABC, RichDisplay):
         if vector.ndim != 1:
             raise ValueError(f"search: the query vector must be flat, got shape {vector.shape}")
         if self.dimension is None:
-            return SearchResults([], query=text)
+            return SearchResults([], query=text, scored_by="cosine")
         vector = _normalise(self._check_dimension(vector[None, :], "search"))[0]
         with self._lock:
             hits = self._search(vector, top_k, filt)
-        return SearchResults(hits, query=text)
+        return SearchResults(hits, query=text, scored_by="cosine")
 
     def delete(self, ids: Sequence[str]) -> None:
         """Remove documents by id (unknown ids are ignored)."""

@@ -41,6 +41,7 @@ __all__ = [
     "bearer_token",
     "build_app",
     "client_address",
+    "create_builder_app",
     "error_response",
     "read_json",
     "static_text",
@@ -297,8 +298,10 @@ def build_app(
         if name not in {"playground.js", "playground.css", "sse.js"}:
             return error_response(404, "not_found", f"no asset {name!r}")
         suffix = name[name.rfind(".") :]
+        # the SSE reader is the builder's module too; it lives in the builder's folder
+        path = "builder/sse.js" if name == "sse.js" else name
         return Response(
-            static_text(name), media_type=STATIC_TYPES[suffix], headers=SECURITY_HEADERS
+            static_text(path), media_type=STATIC_TYPES[suffix], headers=SECURITY_HEADERS
         )
 
     async def root(request: Request) -> Response:
@@ -348,3 +351,14 @@ def build_app(
         exception_handlers={HTTPException: http_error, Exception: server_error},
     )
     return RequestGuard(app, allowed_hosts=allowed_hosts, allowed_origins=origins)
+
+
+def create_builder_app(*args: Any, **kwargs: Any) -> Any:
+    """The visual builder's app: ``uvicorn "selectools.serve._starlette_app:create_builder_app" --factory``.
+
+    The same as :func:`selectools.serve._builder_app.create_builder_app` (imported here on
+    call: that module builds on this one).
+    """
+    from ._builder_app import create_builder_app as create
+
+    return create(*args, **kwargs)

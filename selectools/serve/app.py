@@ -24,7 +24,7 @@ from .router import AgentRouter
 
 if TYPE_CHECKING:
     from ..agent.core import Agent
-    from ..sessions import SessionStore
+    from ..memory.sessions import SessionStore
 
 __all__ = ["AgentServer", "ServerHandle", "create_app", "serve_in_background"]
 

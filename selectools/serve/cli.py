@@ -51,7 +51,7 @@ class CliError(Exception):
 
 
 def _session_store(spec: str) -> Any:
-    from ..sessions import JsonFileSessionStore, RedisSessionStore, SQLiteSessionStore
+    from ..memory.sessions import JsonFileSessionStore, RedisSessionStore, SQLiteSessionStore
 
     if spec.startswith(("redis://", "rediss://", "unix://")):
         return RedisSessionStore(url=spec)
@@ -134,6 +134,8 @@ def _serve_builder(args: argparse.Namespace) -> int:
     try:
         configured = builder_token(args.auth_token)
         token = configured or secrets.token_urlsafe(32)
+        if args.reload:
+            return _serve_builder_reloading(args, token, configured is None)
         app = create_builder_app(
             auth_token=token, allowed_hosts=[args.host, *(args.allowed_host or ())]
         )
@@ -164,6 +166,30 @@ def _serve_builder(args: argparse.Namespace) -> int:
         pass
     finally:
         sock.close()
+    return 0
+
+
+def _serve_builder_reloading(args: argparse.Namespace, token: str, made: bool) -> int:
+    """``--builder --reload``: uvicorn restarts the app when a file changes (the token carries over)."""
+    from pathlib import Path
+
+    import uvicorn
+
+    os.environ["BUILDER_AUTH_TOKEN"] = token  # the reloaded worker reads it
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    base = f"http://{shown}:{args.port}"
+    print(f"Selectools builder at {base}/builder (reloading on changes)", flush=True)
+    print(
+        f"  {'this run made a token; ' if made else ''}sign in: {base}/?token={token}", flush=True
+    )
+    uvicorn.run(
+        "selectools.serve._starlette_app:create_builder_app",
+        factory=True,
+        reload=True,
+        reload_dirs=[str(Path.cwd()), str(Path(__file__).resolve().parents[1])],
+        host=args.host,
+        port=args.port,
+    )
     return 0
 
 
@@ -287,6 +313,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--no-playground", action="store_true", help="do not serve /playground")
     serve.add_argument("--builder", action="store_true", help="serve the visual builder")
+    serve.add_argument(
+        "--reload", action="store_true", help="with --builder: restart when a file changes"
+    )
     serve.add_argument(
         "--auth-token",
         help="require 'Authorization: Bearer TOKEN' (else SELECTOOLS_AUTH_TOKEN); the builder "

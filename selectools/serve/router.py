@@ -26,6 +26,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
+from ..providers.base import provider_label
 from ..types import AgentResult, StreamChunk
 from .models import (
     DEFAULT_OVERRIDES,
@@ -38,7 +39,7 @@ from .models import (
 
 if TYPE_CHECKING:
     from ..agent.core import Agent
-    from ..sessions import SessionStore
+    from ..memory.sessions import SessionStore
 
 __all__ = ["AgentRouter", "RunFailed"]
 
@@ -148,7 +149,7 @@ class AgentRouter:
             raise BadRequest(f"config_overrides: {exc}", code="invalid_overrides") from None
         memory = None
         if request.session_id is not None or base.memory is not None:
-            from ..memory import ConversationMemory
+            from ..memory.conversation import ConversationMemory
 
             source = base.memory
             if isinstance(source, ConversationMemory):
@@ -260,7 +261,7 @@ class AgentRouter:
             status="ok",
             version=__version__,
             model=agent.model,
-            provider=str(getattr(agent.provider, "name", type(agent.provider).__name__)),
+            provider=provider_label(agent.provider),
             tools=[t.name for t in agent.tools],
         ).to_dict()
 

@@ -20,7 +20,7 @@ from .._storage import atomic_write_text
 from ..exceptions import ProviderError
 from ..providers import _adapt
 from ..providers._base import RequestProvider
-from ..providers.base import LLMRequest, StreamItem
+from ..providers.base import LLMRequest, StreamItem, provider_label
 from ..types import Message, text_content
 from ..usage import UsageStats
 
@@ -50,7 +50,7 @@ class RecordingProvider(RequestProvider):
 
     def __init__(self, provider: Any) -> None:
         self.provider = provider
-        self.name = getattr(provider, "name", type(provider).__name__)
+        self.name = provider_label(provider)
         self.supports_native_tools = bool(getattr(provider, "supports_native_tools", False))
         self.default_model = getattr(provider, "default_model", None)
         self.calls: list[dict[str, Any]] = []

@@ -3,8 +3,11 @@
 Each call to the provider consumes the next scripted reply: text, one or more
 tool calls, an error to raise, or a function that decides from the request.
 Replies stream chunk by chunk (with optional latency) through ``stream`` and
-``astream``, report usage priced with the model registry, and are recorded in
-``provider.requests`` so a test can assert on what the model was shown.
+``astream``, report estimated usage, and are recorded in ``provider.requests``
+so a test can assert on what the model was shown. An offline run is labelled as
+what it is: the provider's model is ``"scripted"``, which costs nothing, unless
+a model is chosen on purpose (``ScriptedProvider(model="gpt-5-mini")`` or
+``AgentConfig(model=...)``), whose registry prices are then applied.
 
     provider = ScriptedProvider([
         tool_call("get_price", product="laptop"),
@@ -30,7 +33,17 @@ from ..providers.base import LLMRequest, StreamItem, estimate_usage
 from ..types import Message, Role, ToolCall
 from ..usage import UsageStats
 
-__all__ = ["ScriptedProvider", "ScriptedReply", "ScriptedRequest", "reply", "tool_call"]
+__all__ = [
+    "SCRIPTED_MODEL",
+    "ScriptedProvider",
+    "ScriptedReply",
+    "ScriptedRequest",
+    "reply",
+    "tool_call",
+]
+
+#: the model a script reports unless it stands in for a real one: unpriced, so a run costs $0
+SCRIPTED_MODEL = "scripted"
 
 _WORD = re.compile(r"\S+\s*|\s+")
 
@@ -116,7 +129,8 @@ class ScriptedProvider(RequestProvider):
     (if given) is replied forever; otherwise the call fails with a non-retryable
     :class:`~selectools.exceptions.ProviderError` that says how many replies ran.
     ``native_tools=False`` renders tool calls as ``TOOL_CALL {...}`` text instead,
-    to exercise the text protocol.
+    to exercise the text protocol. ``model`` names the model it stands in for
+    (priced as that model); by default it is :data:`SCRIPTED_MODEL`, at no cost.
     """
 
     def __init__(
@@ -135,7 +149,7 @@ class ScriptedProvider(RequestProvider):
         self.default = default
         self.latency = latency
         self.chunk_latency = chunk_latency
-        self.default_model = model
+        self.default_model = model or SCRIPTED_MODEL
         self.name = name
         self.supports_native_tools = native_tools
         self.requests: list[ScriptedRequest] = []

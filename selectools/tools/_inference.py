@@ -17,7 +17,7 @@ from types import FrameType
 from typing import Any
 
 from ..exceptions import ToolValidationError
-from ._parameter import UNSET, ToolParameter
+from ._parameter import UNSET, ToolParameter, placeholder_description
 from ._schema import annotation_description
 
 __all__ = ["infer_parameters", "unwrap_callable"]
@@ -121,7 +121,7 @@ def infer_parameters(
             meta.get("description")
             or annotation_description(annotation)
             or doc_params.get(p.name)
-            or f"Parameter '{p.name}'"
+            or placeholder_description(p.name)
         )
         has_default = p.default is not inspect.Parameter.empty
         parameters.append(

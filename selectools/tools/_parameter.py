@@ -16,7 +16,12 @@ from ._schema import (
     optional,
 )
 
-__all__ = ["UNSET", "ToolParameter"]
+__all__ = ["UNSET", "ToolParameter", "placeholder_description"]
+
+
+def placeholder_description(name: str) -> str:
+    """What the model reads for a parameter nobody described (views show it as undescribed)."""
+    return f"Parameter '{name}'"
 
 
 class _Unset:

@@ -65,13 +65,16 @@ class Server:
             urllib.request.urlopen(request, timeout=10).close()
 
 
-def _serve(home: Path, app: str) -> Iterator[Server]:
+def _serve(home: Path, app: str, theme: str | None = None) -> Iterator[Server]:
+    """``app`` (jupyterlab or notebook) in ``home``; ``theme`` e.g. "JupyterLab Dark"."""
     if CHROMIUM is None:
         pytest.fail("needs Chromium (.ci/run installs it: apt-get install chromium)")
     dirs = {name: home / name for name in ("cfg", "data", "rt", "settings", "ws", "work")}
     settings = dirs["settings"] / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True)
     (settings / "notification.jupyterlab-settings").write_text('{"fetchNews": "false"}')
+    if theme is not None:  # Lab and Notebook 7 read the same theme setting
+        (settings / "themes.jupyterlab-settings").write_text(json.dumps({"theme": theme}))
     for path in dirs.values():
         path.mkdir(exist_ok=True)
     token = secrets.token_hex(16)
@@ -119,6 +122,18 @@ def notebook7(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
     assert int(version("notebook").split(".")[0]) >= 7, "the dev extra installs Notebook 7"
     yield from _serve(tmp_path_factory.mktemp("nb7"), "notebook")
+
+
+@pytest.fixture(scope="module")
+def lab_dark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """JupyterLab in its dark theme."""
+    yield from _serve(tmp_path_factory.mktemp("lab-dark"), "jupyterlab", "JupyterLab Dark")
+
+
+@pytest.fixture(scope="module")
+def notebook7_dark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """Notebook 7 in the dark theme."""
+    yield from _serve(tmp_path_factory.mktemp("nb7-dark"), "notebook", "JupyterLab Dark")
 
 
 @pytest.fixture(scope="module")

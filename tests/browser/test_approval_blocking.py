@@ -69,6 +69,11 @@ def test_blocking_cells_approve_deny_edit_and_always_allow(lab, browser, shots):
     assert (
         record.startswith("denied remove(path='/b') — by person at ") and "not that one" in record
     )
+    # the transcript shows the refused call as a row of its own, counted apart from calls run
+    deny_cell = page.locator(".jp-Notebook .jp-Cell").filter(has_text="--provider p_deny")
+    wait(lambda: "1 denied" in deny_cell.inner_text(), "the denied call's row", page=page)
+    shown = deny_cell.locator(".jp-OutputArea").inner_text()
+    assert "denied by person: not that one" in shown and "0 tool calls · 1 denied" in shown, shown
 
     # 3. edit: invalid arguments are refused in the card, valid edits reach the tool
     card = page.locator(PENDING).filter(has_text="path='/c'").first
@@ -85,6 +90,12 @@ def test_blocking_cells_approve_deny_edit_and_always_allow(lab, browser, shots):
     card.focus()
     page.keyboard.press("Enter")  # Enter approves, with the edited arguments
     wait(lambda: calls(lab.work) == ["/a", "/c-edited"], "the edited call to run")
+    # the record is the audit trail: the arguments that ran, next to the model's
+    edited = page.locator(DECIDED).filter(has_text="path='/c'")
+    wait(lambda: edited.count() == 1, "the edited call's record")
+    assert edited.inner_text().startswith(
+        "approved remove(path='/c') → remove(path='/c-edited') (edited) — by person at "
+    ), edited.inner_text()
 
     # 4. always allow (this run): the second call of the run needs no card
     card = page.locator(PENDING).filter(has_text="path='/d1'").first
@@ -98,6 +109,12 @@ def test_blocking_cells_approve_deny_edit_and_always_allow(lab, browser, shots):
     wait(lambda: decided.count() == 5, "five decided cards")
     records = decided.all_inner_texts()
     assert any("by rule: always allow (run)" in r and "/d2" in r for r in records), records
+    # the card answered with "Always allow (run)" says what it allowed
+    assert any(
+        r.startswith("approved remove(path='/d1') — by person at ")
+        and r.endswith("; remove is now always allowed in this run")
+        for r in records
+    ), records
     page.screenshot(path=str(shots / "decided-cards-jupyterlab.png"), full_page=True)
 
     # the saved notebook keeps each decided card's static HTML and the cells' metadata
@@ -129,7 +146,14 @@ def test_blocking_cells_approve_deny_edit_and_always_allow(lab, browser, shots):
     page = reopen_without_kernel(lab, browser, "approve.ipynb")
     text = output_texts(page)
     assert re.search(r"denied remove\(path='/b'\) — by person at .* UTC: not that one", text)
-    for line in ("remove(path='/a') — by person", "by rule: always allow (run)"):
+    for line in (
+        "remove(path='/a') — by person",
+        "by rule: always allow (run)",
+        "approved remove(path='/c') → remove(path='/c-edited') (edited) — by person",
+        "; remove is now always allowed in this run",
+        "denied by person: not that one",
+        "0 tool calls · 1 denied",
+    ):
         assert line in text, (line, text)
     assert "Loading widget" not in text and "Error displaying widget" not in text, text
     page.locator(DECIDED).first.scroll_into_view_if_needed()

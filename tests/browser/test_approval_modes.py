@@ -150,10 +150,11 @@ def test_await_mode_edit_always_allow_stop_and_reopen(lab, browser, shots):
     page = reopen_without_kernel(lab, browser, "await.ipynb")
     text = output_texts(page)
     for line in (
-        r"approved remove\(path='/e'\) with edited arguments — by person",
-        r"approved remove\(path='/r1'\) — by person",
+        r"approved remove\(path='/e'\) → remove\(path='/e-edited'\) \(edited\) — by person",
+        r"approved remove\(path='/r1'\) — by person at .*; remove is now always allowed in this run",
         r"approved remove\(path='/r2'\) — by rule: always allow \(run\)",
-        r"approved remove\(path='/n1'\) — by person",
+        r"approved remove\(path='/n1'\) — by person at .*; remove is now always allowed in this "
+        r"notebook",
         r"approved remove\(path='/n2'\) — by rule: always allow \(notebook\)",
         r"cancelled",
     ):
@@ -223,9 +224,11 @@ def test_background_mode_edit_always_allow_stop_and_reopen(lab, browser, shots):
     page = reopen_without_kernel(lab, browser, "background.ipynb")
     text = output_texts(page)
     for line in (
-        r"approved remove\(path='/c'\) with edited arguments — by person",
+        r"approved remove\(path='/c'\) → remove\(path='/c-edited'\) \(edited\) — by person",
+        r"approved remove\(path='/d1'\) — by person at .*; remove is now always allowed in this run",
         r"approved remove\(path='/d2'\) — by rule: always allow \(run\)",
-        r"approved remove\(path='/n1'\) — by person",
+        r"approved remove\(path='/n1'\) — by person at .*; remove is now always allowed in this "
+        r"notebook",
         r"approved remove\(path='/n2'\) — by rule: always allow \(notebook\)",
     ):
         assert re.search(line, text), (line, text)

@@ -199,7 +199,7 @@ def test_a_page_on_another_site_cannot_run_a_builder_workflow(chromium, attacker
         }
         body = json.dumps({"workflow": workflow, "prompt": "spend"})
         attacker.html["/attack"] = f"""<!doctype html><script>
-fetch("{builder.url}/builder/run", {{method: "POST", mode: "no-cors", credentials: "include",
+fetch("{builder.url}/builder/api/run", {{method: "POST", mode: "no-cors", credentials: "include",
   headers: {{"Content-Type": "text/plain"}}, body: {json.dumps(body)}}})
   .then(() => window.done = true, () => window.done = true);
 </script>"""

@@ -113,3 +113,20 @@ def test_attach_over_streamable_http_and_reattach_replaces(shell, state: Path) -
         assert list(magics.state.mcp) == ["my_web"]  # usable as a tool-name prefix
         shell.run_line_magic("selectools", "mcp my.web --detach")
         assert not magics.state.mcp
+
+
+@pytest.mark.parametrize("python", ["python", "python3"])
+def test_a_bare_python_runs_the_server_with_the_kernels_interpreter(
+    shell, state: Path, tmp_path: Path, monkeypatch, python: str
+) -> None:
+    """As ``%pip`` is the kernel's pip: the ``python`` first on PATH is another interpreter here."""
+    decoy = tmp_path / "bin"
+    decoy.mkdir()
+    for name in ("python", "python3"):
+        (decoy / name).write_text("#!/bin/sh\necho 'not the kernel python' >&2\nexit 3\n")
+        (decoy / name).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{decoy}{os.pathsep}{os.environ['PATH']}")
+    shell.run_line_magic("selectools", f"mcp calc -- {python} {SERVERS} stdio {state}")
+    magics = shell.magics_manager.registry["SelectoolsMagics"]
+    assert magics.state.tools["add"].execute({"a": 1, "b": 2}) == "3"
+    assert magics.state.mcp["calc"].client.config.command == sys.executable

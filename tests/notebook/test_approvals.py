@@ -108,18 +108,27 @@ def test_edited_arguments_are_validated_before_they_are_accepted():
     assert not request.decided and card.error.startswith("not accepted:")
     card._on_message(card, {"action": "approve", "args": {"path": "/b", "count": 2}}, [])
     assert request.decision.tool_args == {"path": "/b", "count": 2}
-    assert card.error == "" and "with edited arguments" in card.record
+    assert card.error == ""
+    # the record is the audit trail: it shows the arguments that ran, next to the model's
+    assert card.record.startswith(
+        "approved remove(path='/a') → remove(path='/b', count=2) (edited) — by person at "
+    )
 
 
 def test_always_allow_scopes():
     approver = NotebookApprover()
     first = _request(path="/a")
-    ApprovalCard(first, approver).answer(True, scope="run")
+    card = ApprovalCard(first, approver)
+    card.answer(True, scope="run")
+    assert card.record.endswith("; remove is now always allowed in this run")
     same_run = _request(path="/b")
     assert approver._allowed_by(same_run) == "rule: always allow (run)"
     other_run = ApprovalRequest("remove", {"path": "/c"}, "x", run_id="r2")
     assert approver._allowed_by(other_run) is None
-    ApprovalCard(other_run, approver).answer(True, scope="notebook")
+    card = ApprovalCard(other_run, approver)
+    card.answer(True, scope="notebook")
+    assert card.record.endswith("; remove is now always allowed in this notebook")
+    assert "always allowed" not in ApprovalCard(_request(path="/d"), approver).record
     assert approver._allowed_by(ApprovalRequest("remove", {}, "x", run_id="r3")) == (
         "rule: always allow (notebook)"
     )

@@ -141,8 +141,9 @@ def test_stored_result_and_output_metadata(executed):
     meta = nb.cells[index].outputs[-1].metadata["selectools"]
     assert meta["trace_id"] == probe["trace_id"]
     assert meta["tokens"] == probe["tokens"]
-    assert meta["provider"] == "scripted" and meta["model"] == "gpt-5-mini"
-    assert meta["cost_usd"] > 0 and meta["latency_ms"] > 0
+    # an offline run is labelled as scripted, at no cost (no model or prices were chosen)
+    assert meta["provider"] == "scripted" and meta["model"] == "scripted"
+    assert meta["cost_usd"] == 0 and meta["latency_ms"] > 0
 
 
 def test_formats_and_mistakes(executed):
@@ -155,3 +156,14 @@ def test_formats_and_mistakes(executed):
     assert [o.name for o in typo] == ["stderr"]
     lines = typo[0].text.strip().splitlines()
     assert len(lines) == 1 and "did you mean --model?" in lines[0]
+
+
+def test_a_headless_run_shows_the_denied_call_and_counts_it_apart(executed):
+    """Run by nbclient nobody can answer the card: the transcript says the call was denied."""
+    nb, _ = executed
+    final = nb.cells[_index(nb, "%%agent --provider risky")].outputs[-1].data["text/plain"]
+    lines = final.splitlines()
+    denied = [line for line in lines if "drop_table(" in line]
+    assert len(denied) == 1 and "⊘ denied by headless: no notebook frontend" in denied[0], lines
+    assert lines[-1].startswith("[final · 2 iterations · 0 tool calls · 1 denied · "), lines
+    assert lines[-1].endswith(" · $0]"), lines  # offline: no cost

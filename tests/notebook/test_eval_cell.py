@@ -123,7 +123,10 @@ def test_evaluator_frame_is_case_by_evaluator():
 def test_charts_are_plotly_figures():
     report = _report()
     by_tag = report.chart("accuracy_by_tag")
-    assert list(by_tag.data[0].x) == ["billing", "chat"] and list(by_tag.data[0].y) == [100.0, 0.0]
+    bars = by_tag.data[0]
+    assert list(bars.x) == ["billing", "chat"] and list(bars.text) == ["100%", "0%"]
+    assert [value for value, _count in bars.customdata] == [100.0, 0.0]  # the true values
+    assert bars.y[1] > 0  # the 0 % tag still shows a bar
     latency = report.chart("latency")
     assert {t.name for t in latency.data} == {"pass", "fail"}
     cost = report.chart("cost")

@@ -7,7 +7,6 @@ import re
 import pytest
 
 from selectools import Agent, AgentConfig
-from selectools._view.graph_view import graph_layout, graph_svg
 from selectools.orchestration import AgentGraph, InterruptRequest
 from selectools.testing import ScriptedProvider
 
@@ -31,21 +30,6 @@ def _demo() -> AgentGraph:
         "writer", lambda s: "ok", path_map={"ok": AgentGraph.END, "again": "planner"}
     )
     return g
-
-
-def test_layout_rows_put_parallel_children_side_by_side_and_end_last():
-    rows, groups = graph_layout(_demo())
-    assert rows == [["planner"], ["team"], ["writer"], ["__end__"]]
-    assert groups == {"team": ["a", "b"]}
-    svg = graph_svg(_demo(), {"a": "running", "b": "done"})
-    assert _status(svg) == {"planner": "pending", "a": "running", "b": "done", "writer": "pending"}
-    xs = {
-        n: float(x)
-        for n, x in re.findall(r'data-node="(\w)" data-status="\w+"><rect x="([\d.]+)"', svg)
-    }
-    assert xs["a"] < xs["b"]  # side by side in one row
-    assert "http" not in svg.replace("http://www.w3.org/2000/svg", "")  # offline: nothing fetched
-    assert graph_svg(_demo(), {"a": "running"}) == graph_svg(_demo(), {"a": "running"})
 
 
 def test_live_view_lights_nodes_from_graph_events_and_ends_in_a_static_render(shell):

@@ -58,7 +58,7 @@ def test_parallel_tool_cards_sit_in_their_iteration_in_call_order():
     run_live(Agent(tools=[lookup], provider=provider), "go", shell=shell)
     text = shell.outputs[-1]["data"]["text/plain"]
     assert text.splitlines() == [
-        "[agent] agent · scripted · gpt-5-mini",
+        "[agent] agent · scripted",  # the scripted model is not named as if it were a paid one
         "--- iteration 1",
         "Looking.",
         '  [tool] lookup({"key": "a"}) → A',
@@ -166,13 +166,13 @@ def test_the_html_is_ascii_around_content_that_keeps_its_own_characters():
 
 def test_output_metadata_describes_the_run():
     result = Agent(provider=ScriptedProvider(["ok"])).run("x")
-    meta = output_metadata(result, "gpt-5-mini", "scripted")["selectools"]
+    meta = output_metadata(result, "asked-for", "scripted")["selectools"]
     assert meta["trace_id"] == result.trace.run_id
     assert meta["tokens"] == result.usage.total_tokens
     assert meta["cost_usd"] == result.usage.total_cost_usd
     assert meta["latency_ms"] == pytest.approx(result.trace.total_duration_ms, abs=1e-3)
     assert (meta["model"], meta["provider"], meta["stop_reason"], meta["iterations"]) == (
-        "gpt-5-mini",
+        "scripted",  # what the provider reported serving
         "scripted",
         "final",
         1,

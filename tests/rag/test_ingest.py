@@ -25,7 +25,7 @@ from selectools.rag import (
     VectorStore,
     ingest,
 )
-from selectools.rag.ingest import content_hash
+from selectools.rag._ingest import content_hash
 
 
 class Interrupted(Exception):
@@ -204,3 +204,20 @@ def test_errors_are_typed_and_stop_the_loader(tmp_path: Path) -> None:
     with pytest.raises(DocumentLoadError, match=r"doc01\.txt"):
         ingest(corpus, store, progress=False)
     assert loader_threads() == []
+
+
+def test_ingest_stays_the_function_whatever_else_is_imported():
+    # a submodule named like the function would replace it on the package once anything
+    # (the docs build, a plugin) imports it: `from selectools.rag import ingest` then gave a module
+    code = (
+        "import importlib, pkgutil, selectools.rag as rag\n"
+        "for info in pkgutil.iter_modules(rag.__path__):\n"
+        "    try:\n"
+        "        importlib.import_module('selectools.rag.' + info.name)\n"
+        "    except ImportError:\n"
+        "        pass\n"
+        "from selectools.rag import ingest\n"
+        "print(callable(ingest), type(ingest).__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "function"]

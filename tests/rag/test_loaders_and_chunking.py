@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from selectools.rag import (
     Document,
     DocumentLoader,
     DocumentLoadError,
+    DocumentNotFoundError,
     RecursiveTextSplitter,
     TextSplitter,
 )
@@ -258,3 +260,13 @@ def test_a_missing_directory_is_a_file_not_found_error_and_other_failures_are_no
         with pytest.raises(DocumentLoadError, match="directory") as info:
             load(tmp_path / "folder.pdf")
         assert not isinstance(info.value, FileNotFoundError)
+
+
+@pytest.mark.parametrize(
+    "error", [DocumentLoadError("a.txt", "bad bytes"), DocumentNotFoundError("b.txt")]
+)
+def test_load_errors_survive_pickling(error):
+    # a worker process (a process pool, Ray) sends the error back pickled: it must arrive whole
+    copy = pickle.loads(pickle.dumps(error))
+    assert type(copy) is type(error)
+    assert (copy.path, copy.reason, str(copy)) == (error.path, error.reason, str(error))

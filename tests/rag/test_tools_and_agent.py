@@ -193,7 +193,15 @@ def test_results_view_and_dataframe() -> None:
     assert "&lt;b&gt;selectools&lt;/b&gt;" in html  # the query is escaped, not rendered
     assert "README.md (chunk" not in html and "README.md" in html
     frame = results.to_dataframe()
-    assert list(frame.columns[:6]) == ["rank", "score", "source", "citation", "text", "id"]
+    assert list(frame.columns[:7]) == [
+        "rank",
+        "score",
+        "scored_by",
+        "source",
+        "citation",
+        "text",
+        "id",
+    ]
     assert frame["rank"].tolist() == [1, 2]
     assert frame["score"].tolist() == [r.score for r in results]
     store_view = store._repr_html_()

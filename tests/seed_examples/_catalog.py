@@ -18,7 +18,9 @@ and how it is treated (``kind``):
                ``script`` lists its replies (Python expressions over
                ``FakeReply``, ``FakeToolCall``, ``Fault``, ``tool_call``), and
                the ``check`` sees it as ``fake_server``; every scripted reply
-               must be used. Without it the example is not executed.
+               must be used; ``server_port`` binds it to the port the code
+               names (the example is skipped when that port is taken).
+               Without ``server`` the example is not executed.
 ``later``      uses a feature no landed issue provides yet (``feature``, not in
                ``LANDED``). Executed as soon as every ``requires`` entry
                imports (``module:Name``, or ``module:Name.field`` for a config
@@ -134,6 +136,7 @@ class Example:
     warns: tuple[str, ...] = ()
     raises: str | None = None
     server: bool = False
+    server_port: int = 0
     script: tuple[str, ...] = ()
 
     @property

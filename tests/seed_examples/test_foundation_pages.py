@@ -5,7 +5,10 @@ catalogued as ``later`` / ``needs_key``), AGENT (both the 004 copy and the
 newer 000 page), STREAMING, USAGE, STABILITY, EXCEPTIONS, and the TOOLS and
 MODELS examples that tests/tools/test_seed_examples.py, tests/test_models.py
 and tests/test_pricing.py do not already run. The examples themselves live in
-data/*.toml (see _catalog.py for the fields).
+data/*.toml (see _catalog.py for the fields), one file per page: also the
+memory, sessions and budget pages, and the provider pages (PROVIDERS,
+MULTIMODAL, AZURE_OPENAI and the provider examples of the pages above), whose
+``needs_key`` examples run against a ``FakeLLMServer``.
 
 Every ``runs`` / ``fragment`` example executes in a fresh namespace, inside a
 temporary working directory, with stdout captured. The examples' own
@@ -21,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import os
 
 import pytest
 
@@ -42,6 +46,8 @@ SCRIPT_NAMES = {
     "Fault": Fault,
     "tool_call": tool_call,
 }
+#: environment variables of the providers: cleared before a fake-server example sets its own
+_PROVIDER_PREFIXES = ("OPENAI_", "AZURE_OPENAI_", "ANTHROPIC_", "GEMINI_", "GOOGLE_", "OLLAMA_")
 
 EXECUTABLE = [
     pytest.param(
@@ -70,7 +76,14 @@ def test_example(example, monkeypatch):
         if missing:
             pytest.skip(f"later ({example.feature}): {missing}")
     if example.server:
-        with FakeLLMServer() as server:
+        try:
+            server = FakeLLMServer(port=example.server_port).start()
+        except OSError:
+            pytest.skip(f"port {example.server_port} is in use; the example's code names it")
+        with server:
+            for name in list(os.environ):  # nothing of the developer's provider setup leaks in
+                if name.startswith(_PROVIDER_PREFIXES):
+                    monkeypatch.delenv(name)
             for name, value in server.env(api_key="sk-seed-example-key").items():
                 monkeypatch.setenv(name, value)
             server.add(*(eval(item, dict(SCRIPT_NAMES)) for item in example.script))

@@ -28,10 +28,16 @@ REPO = Path(__file__).resolve().parents[2]
 DOC_SET = "004_36549ee0d6c5d6f0.txt"
 PAGES = {  # pages of the doc set whose python blocks the catalogue must account for
     "docs/QUICKSTART.md",
+    "docs/modules/MEMORY.md",
+    "docs/modules/SESSIONS.md",
+    "docs/modules/BUDGET.md",
     "docs/modules/AGENT.md",
     "docs/modules/TOOLS.md",
     "docs/modules/STREAMING.md",
     "docs/modules/MODELS.md",
+    "docs/modules/PROVIDERS.md",
+    "docs/modules/MULTIMODAL.md",
+    "docs/modules/AZURE_OPENAI.md",
     "docs/modules/USAGE.md",
     "docs/modules/STABILITY.md",
     "docs/modules/EXCEPTIONS.md",

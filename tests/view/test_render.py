@@ -125,7 +125,7 @@ def test_tool_view_has_signature_parameters_source_and_schema():
 def test_agent_usage_trace_and_message_views():
     agent, result = _run("Be brief.")
     assert mimebundle(agent)["text/plain"] == (
-        "Agent 'agent' · provider scripted · model gpt-5-mini · tools: get_price"
+        "Agent 'agent' · provider scripted · model scripted · tools: get_price"
     )
     assert "Be brief." in mimebundle(agent)["text/html"]
     usage = mimebundle(result.usage)
