@@ -43,6 +43,8 @@ VIEWS: dict[str, str] = {
     "selectools.rag.vector_store.VectorStore": ".rag",
     "selectools.evals.report.EvalReport": ".evals",
     "selectools.evals.regression.RegressionResult": ".evals",
+    "selectools.evals.runs.EvalRuns": ".eval_runs",
+    "selectools.evals.runs.RunDiff": ".eval_runs",
     "selectools.evals.dashboard.DashboardServer": ".servers",
     "selectools.serve.app.ServerHandle": ".servers",
     "selectools.scheduler._scheduler.AgentScheduler": ".scheduler",
@@ -51,6 +53,7 @@ VIEWS: dict[str, str] = {
     "selectools.memory.knowledge_graph._memory.KnowledgeGraphMemory": ".memory",
     "selectools.observe.trace_store.TraceStore": ".traces",
     "selectools.audit.AuditLog": ".audit",
+    "selectools.run_ledger.Ledger": ".ledger",
 }
 
 

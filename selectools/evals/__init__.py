@@ -46,6 +46,7 @@ from .llm_evaluators import (
 from .pairwise import PairwiseEval, PairwiseResult
 from .regression import BaselineStore, RegressionResult
 from .report import EvalReport
+from .runs import EvalRuns, RunDiff, save_run
 from .snapshot import SnapshotResult, SnapshotStore
 from .suite import CaseExecutor, EvalSuite, SuiteWatcher, fresh_agent
 
@@ -69,6 +70,7 @@ __all__ = [
     "EvalError",
     "EvalFailure",
     "EvalReport",
+    "EvalRuns",
     "EvalSuite",
     "Evaluator",
     "FaithfulnessEvaluator",
@@ -86,6 +88,7 @@ __all__ = [
     "RayExecutor",
     "RegressionResult",
     "RelevanceEvaluator",
+    "RunDiff",
     "SnapshotResult",
     "SnapshotStore",
     "StartsWithEvaluator",
@@ -98,6 +101,7 @@ __all__ = [
     "deterministic_evaluators",
     "fresh_agent",
     "parse_score",
+    "save_run",
 ]
 
 

@@ -154,6 +154,9 @@ class CaseResult:
     error: str | None = None
     scores: dict[str, float] = field(default_factory=dict)
     result: Any = field(default=None, repr=False, compare=False)
+    #: the run's conversation as ``{"role", "content", "tool_calls"}`` dicts (kept in saved
+    #: reports, so runs can be explored message by message after the AgentResult is gone)
+    messages: list[dict[str, Any]] = field(default_factory=list, repr=False, compare=False)
 
     @property
     def passed(self) -> bool:
@@ -173,7 +176,22 @@ class CaseResult:
             "trace_id": self.trace_id,
             "error": self.error,
             "scores": dict(self.scores),
+            **({"messages": conversation} if (conversation := self.conversation()) else {}),
         }
+
+    def conversation(self) -> list[dict[str, Any]]:
+        """The run's messages (from the live AgentResult, else as loaded)."""
+        live = getattr(self.result, "messages", None)
+        if not live:
+            return list(self.messages)
+        return [
+            {
+                "role": m.role.value,
+                "content": m.text,
+                "tool_calls": [c.tool_name for c in m.tool_calls or ()],
+            }
+            for m in live
+        ]
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CaseResult:
@@ -190,13 +208,14 @@ class CaseResult:
             trace_id=data.get("trace_id"),
             error=data.get("error"),
             scores=dict(data.get("scores", {})),
+            messages=list(data.get("messages", [])),
         )
 
     def without_result(self) -> CaseResult:
         """A copy without the live AgentResult (what crosses a process boundary)."""
         from dataclasses import replace
 
-        return replace(self, result=None)
+        return replace(self, result=None, messages=self.conversation())
 
 
 def _jsonable(value: Any) -> Any:

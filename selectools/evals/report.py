@@ -11,7 +11,7 @@ import json
 import math
 import os
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,12 +49,15 @@ class EvalReport(RichDisplay):
         started_at: float = 0.0,
         duration_s: float = 0.0,
         model: str = "",
+        metadata: Mapping[str, Any] | None = None,
     ) -> None:
         self.results: list[CaseResult] = list(results)
         self.name = name
         self.started_at = started_at
         self.duration_s = duration_s
         self.model = model
+        #: labels of the run for comparing runs later (``prompt_version``, ``tags``, ...)
+        self.metadata: dict[str, Any] = dict(metadata or {})
         #: what snapshot mode found (set by ``EvalSuite(snapshots=...)``; not exported)
         self.snapshots: SnapshotResult | None = None
 
@@ -138,6 +141,7 @@ class EvalReport(RichDisplay):
             started_at=self.started_at,
             duration_s=self.duration_s,
             model=self.model,
+            metadata=self.metadata,
         )
 
     def filter_by_tag(self, tag: str) -> EvalReport:
@@ -202,9 +206,11 @@ class EvalReport(RichDisplay):
 
     # -- exports -------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
+        labels = {"metadata": dict(self.metadata)} if self.metadata else {}
         return {
             "name": self.name,
             "model": self.model,
+            **labels,
             "started_at": self.started_at,
             "duration_s": self.duration_s,
             "metrics": {
@@ -240,6 +246,7 @@ class EvalReport(RichDisplay):
             started_at=float(data.get("started_at", 0.0)),
             duration_s=float(data.get("duration_s", 0.0)),
             model=data.get("model", ""),
+            metadata=data.get("metadata") or None,
         )
 
     @classmethod

@@ -13,7 +13,7 @@ import copy
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -95,6 +95,8 @@ class EvalSuite:
     the first run records every case's output, a later run fails a case whose
     output changed (the failure holds the diff), and ``update_snapshots=True``
     accepts the new outputs. ``report.snapshots`` says what happened.
+    ``metadata`` labels the run (``{"prompt_version": "v2", "tags": [...]}``); it is
+    saved with the report, so :class:`~selectools.evals.runs.EvalRuns` can compare runs by it.
     """
 
     def __init__(
@@ -109,6 +111,7 @@ class EvalSuite:
         name: str = "eval",
         snapshots: SnapshotStore | str | os.PathLike[str] | None = None,
         update_snapshots: bool = False,
+        metadata: Mapping[str, Any] | None = None,
     ) -> None:
         if not isinstance(max_concurrency, int) or max_concurrency < 1:
             raise ValueError(f"max_concurrency must be an int >= 1, got {max_concurrency!r}")
@@ -136,6 +139,7 @@ class EvalSuite:
             snapshots = SnapshotStore(snapshots)
         self.snapshots = snapshots
         self.update_snapshots = update_snapshots
+        self.metadata = dict(metadata or {})
         self._watchers: list[SuiteWatcher] = []
 
     def watch(self, watcher: SuiteWatcher) -> None:
@@ -325,6 +329,7 @@ class EvalSuite:
             started_at=started,
             duration_s=time.time() - started,
             model=getattr(self.agent, "model", ""),
+            metadata=self.metadata,
         )
         if self.snapshots is not None:
             report.snapshots = self.snapshots.check(report, update=self.update_snapshots)

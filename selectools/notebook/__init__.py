@@ -14,11 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 __all__ = [
     "ApprovalCard",
+    "Ledger",
     "LiveRun",
     "LiveRunWidget",
     "NotebookApprover",
     "NotebookUsageError",
     "SchedulerView",
+    "ledger",
+    "llm_view",
     "load_ipython_extension",
     "notebook_approver",
     "run_live",
@@ -30,6 +33,9 @@ __all__ = [
 
 _EXPORTS = {
     "ApprovalCard": ".approval_card",
+    "Ledger": "selectools.run_ledger",
+    "ledger": ".state",
+    "llm_view": "._interpolate",
     "LiveRun": ".live",
     "LiveRunWidget": ".live_widget",
     "NotebookApprover": ".approvals",
@@ -60,6 +66,8 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .._view.charts import trace_gantt, trace_to_dataframe
+    from ..run_ledger import Ledger
+    from ._interpolate import llm_view
     from .approval_card import ApprovalCard
     from .approvals import NotebookApprover, notebook_approver
     from .errors import NotebookUsageError
@@ -67,3 +75,4 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .live import LiveRun, run_live
     from .live_widget import LiveRunWidget
     from .scheduler import SchedulerView, show_scheduler
+    from .state import ledger

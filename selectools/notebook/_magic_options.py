@@ -35,6 +35,11 @@ AGENT_OPTIONS = (
         metavar="A,B",
         help="input guardrails for this cell: pii, toxicity, injection, or variables",
     ),
+    Option(
+        "--budget",
+        metavar="USD",
+        help="stop the run once it has cost this much (default: %selectools budget)",
+    ),
     Option("--output", short="-o", metavar="NAME", help="store the AgentResult in this variable"),
     Option(
         "--background",

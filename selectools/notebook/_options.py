@@ -16,7 +16,7 @@ from typing import Any
 
 from .errors import NotebookUsageError
 
-__all__ = ["Option", "ParsedLine", "parse_line"]
+__all__ = ["Option", "ParsedLine", "parse_budget", "parse_line"]
 
 _TOKEN = re.compile(r'\s*(?:"((?:[^"\\]|\\.)*)"|\'([^\']*)\'|(\S+))')
 _ESCAPE = re.compile(r"\\(.)")
@@ -148,3 +148,18 @@ def _unexpected(magic: str, text: str, positional: int) -> NotebookUsageError:
     if positional == 0:
         return NotebookUsageError(f"{magic}: unexpected argument '{text}' (it takes only options)")
     return NotebookUsageError(f"{magic}: unexpected extra argument '{text}'")
+
+
+def parse_budget(where: str, value: str) -> float | None:
+    """A cost limit in USD (``none`` for no limit); anything else is a usage error."""
+    if value.strip().lower() in ("none", "off", ""):
+        return None
+    try:
+        amount = float(value.strip().lstrip("$"))
+    except ValueError:
+        amount = -1.0
+    if not (0 < amount < float("inf")):
+        raise NotebookUsageError(
+            f"{where} must be a cost in USD above 0 (such as 0.05) or none; got '{value}'"
+        )
+    return amount

@@ -18,7 +18,7 @@ from ..agent import Agent, AgentConfig
 from ..exceptions import SelectoolsError
 from ..tools import ToolLike
 from ._interpolate import interpolate
-from ._options import ParsedLine
+from ._options import ParsedLine, parse_budget
 from .errors import NotebookUsageError
 from .providers import build_provider
 from .state import NotebookState
@@ -26,7 +26,7 @@ from .state import NotebookState
 if TYPE_CHECKING:
     from ..guardrails import GuardrailsPipeline
 
-__all__ = ["BUILTIN_GUARDRAILS", "AgentRequest", "cell_guardrails", "prepare_run"]
+__all__ = ["BUILTIN_GUARDRAILS", "AgentRequest", "cell_budget", "cell_guardrails", "prepare_run"]
 
 #: ``--guardrails`` names that need no configuration (anything else is a notebook variable)
 BUILTIN_GUARDRAILS = ("pii", "toxicity", "injection")
@@ -46,6 +46,8 @@ class AgentRequest:
     output: str | None = None
     #: ``--guardrails`` for this cell, on top of the agent's own
     guardrails: GuardrailsPipeline | None = None
+    #: ``--budget`` (or the ``budget`` setting): the run stops once it has cost this much
+    budget: float | None = None
 
 
 def prepare_run(
@@ -58,7 +60,8 @@ def prepare_run(
 ) -> AgentRequest:
     """Validate the options and build (or find) the agent; raises :class:`NotebookUsageError`."""
     options = parsed.options
-    text = interpolate(prompt, namespace, where=magic).strip()
+    limit = state.settings.context_limit
+    text = interpolate(prompt, namespace, where=magic, limit=limit).strip()
     if not text:
         raise NotebookUsageError(f"{magic}: the prompt is empty; write it in the cell")
     output = options["output"]
@@ -82,6 +85,11 @@ def prepare_run(
         output_format=options["format"] or "text",
         output=output,
         guardrails=_guardrails(magic, options["guardrails"], namespace),
+        budget=(
+            parse_budget(f"{magic}: --budget", options["budget"])
+            if options["budget"] is not None
+            else state.settings.budget
+        ),
     )
 
 
@@ -152,6 +160,23 @@ def cell_guardrails(agent: Agent, extra: GuardrailsPipeline | None) -> Iterator[
         agent.config = config
 
 
+@contextlib.contextmanager
+def cell_budget(agent: Agent, budget: float | None) -> Iterator[None]:
+    """Run with the core's cost limit (``max_cost_usd``) at ``budget``, for this cell only.
+
+    An agent's own, lower limit still holds.
+    """
+    config = agent.config
+    if budget is None or (config.max_cost_usd is not None and config.max_cost_usd <= budget):
+        yield
+        return
+    agent.config = replace(config, max_cost_usd=budget)
+    try:
+        yield
+    finally:
+        agent.config = config
+
+
 def _agent_name(magic: str, parsed: ParsedLine) -> str | None:
     named = parsed.options["agent"]
     positional = parsed.positional[0] if parsed.positional else None
@@ -212,7 +237,9 @@ def _build_agent(
     tools = _tools(magic, options["tools"], state, namespace)
     system = options["system"]
     if system is not None:
-        system = interpolate(system, namespace, where=f"{magic} --system")
+        system = interpolate(
+            system, namespace, where=f"{magic} --system", limit=state.settings.context_limit
+        )
     provider = build_provider(options["provider"] or state.provider, namespace, environ)
     memory = _memory(magic, options["memory"], state) if options["memory"] is not None else None
     settings: dict[str, Any] = {"name": "notebook"}

@@ -16,7 +16,6 @@ from typing import Any
 from .._progress import register_bar
 from .magics import SelectoolsMagics
 from .progress import HtmlProgressBar
-from .state import NotebookState
 
 __all__ = ["load_ipython_extension", "protect_agent_lines", "unload_ipython_extension"]
 
@@ -50,7 +49,9 @@ _AGENT_LINE = "%agent "
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext selectools``: registers the magics, the HTML displays and the ``%agent`` line guard."""
-    ipython.register_magics(SelectoolsMagics(ipython, NotebookState()))
+    magics = SelectoolsMagics(ipython)
+    ipython.register_magics(magics)
+    ipython.events.register("post_run_cell", magics.after_cell)
     register_bar(HtmlProgressBar)  # the progress bar when tqdm is not installed
     shown = ipython.display_formatter.ipython_display_formatter
     shown.for_type_by_name("selectools.agent.background", "RunHandle", _show_handle)
@@ -77,6 +78,9 @@ def unload_ipython_extension(ipython: Any) -> None:
     manager = ipython.magics_manager
     ours = manager.registry.pop(SelectoolsMagics.__name__, None)
     if ours is not None:
+        ipython.events.unregister("post_run_cell", ours.after_cell)
+        if ours in ipython.configurables:
+            ipython.configurables.remove(ours)
         for kind, table in manager.magics.items():
             for name in list(ours.magics.get(kind, {})):
                 if getattr(table.get(name), "__self__", None) is ours:

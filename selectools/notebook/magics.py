@@ -23,13 +23,15 @@ from IPython.core.magic import (
     magics_class,
     no_var_expand,
 )
+from traitlets import Enum, Float, Integer, Unicode, observe
 
 from .._view._components import error_line
 from ..exceptions import SelectoolsError
 from ..guardrails._base import GuardrailError
 from . import _frontend
+from ._interpolate import DEFAULT_CONTEXT_LIMIT
 from ._magic_options import AGENT_OPTIONS, TOOL_OPTIONS
-from ._options import Option, parse_line
+from ._options import Option, parse_budget, parse_line
 from .approvals import APPROVAL_RULES, notebook_approver
 from .errors import NotebookUsageError
 from .eval_cell import EVAL_OPTIONS
@@ -38,12 +40,14 @@ from .state import NotebookState
 from .status import Status, status
 
 if TYPE_CHECKING:
+    from ..run_ledger import Ledger
     from ..serve import ServerHandle
     from .builder_widget import BuilderWidget
 
 __all__ = ["SelectoolsMagics"]
 
-_SETTINGS = ("provider", "model", "display")
+#: the settings ``%selectools k=v`` sets: each is a trait of SelectoolsMagics
+_SETTINGS = ("provider", "model", "display", "approval", "budget", "context_limit")
 
 
 @contextlib.contextmanager
@@ -62,15 +66,62 @@ def _help(options: tuple[Option, ...]) -> str:
 
 @magics_class
 class SelectoolsMagics(Magics):
-    """Define tools and run agents from notebook cells."""
+    """Define tools and run agents from notebook cells.
 
-    def __init__(self, shell: Any, state: NotebookState) -> None:
-        super().__init__(shell)
-        self.state = state
+    Its traits are the notebook's defaults, configurable the IPython way:
+    ``%config SelectoolsMagics.model = "gpt-4o-mini"`` in a cell,
+    ``c.SelectoolsMagics.provider = "anthropic"`` in ``ipython_config.py``, or the
+    short form ``%selectools model=gpt-4o-mini`` (which sets the same traits).
+    """
+
+    provider = Unicode(
+        "auto",
+        help="Provider for %%agent: a provider name (openai, anthropic, gemini, ollama, local, "
+        "scripted, ...), auto (the first with an API key set, else local) or a provider variable.",
+    ).tag(config=True)
+    model = Unicode("", help="Model id for %%agent; empty for the provider's default.").tag(
+        config=True
+    )
+    display = Enum(
+        _frontend.DISPLAY_MODES,
+        default_value="auto",
+        help="How runs are shown: auto, live, text, or widget (a live widget with a Stop button).",
+    ).tag(config=True)
+    approval = Enum(
+        APPROVAL_RULES,
+        default_value="ask",
+        help="Tool calls that need review: ask (an approval card), allow or deny.",
+    ).tag(config=True)
+    budget = Float(
+        None,
+        allow_none=True,
+        help="Cost limit in USD for each %%agent run (the agent's max_cost_usd); None: no limit. "
+        "%%agent --budget overrides it for one cell.",
+    ).tag(config=True)
+    context_limit = Integer(
+        DEFAULT_CONTEXT_LIMIT,
+        min=200,
+        help="Characters a {variable} may take in a prompt (tables, arrays, long text are "
+        "shown bounded, saying what was left out).",
+    ).tag(config=True)
+
+    def __init__(self, shell: Any = None, **kwargs: Any) -> None:
+        super().__init__(shell, **kwargs)
+        self.state = NotebookState(settings=self)
+        notebook_approver().set_rule(self.approval)
+
+    @observe("approval")
+    def _approval_changed(self, change: dict[str, Any]) -> None:
+        notebook_approver().set_rule(change["new"])
 
     @property
     def _shell(self) -> Any:
         return self.shell
+
+    def _cell_number(self) -> int | None:
+        """The execution count of the cell running now (``In [n]``)."""
+        running = getattr(self._shell.displayhook, "exec_result", None)
+        return getattr(running, "execution_count", None)
 
     @property
     def _namespace(self) -> dict[str, Any]:
@@ -80,7 +131,7 @@ class SelectoolsMagics(Magics):
     # -- %selectools ----------------------------------------------------------------
     @no_var_expand
     @line_magic
-    def selectools(self, line: str) -> Status | ServerHandle | BuilderWidget | str | None:
+    def selectools(self, line: str) -> Status | ServerHandle | BuilderWidget | Ledger | str | None:
         """Show or set the notebook's selectools defaults.
 
         %selectools                                     status: version, provider, model,
@@ -91,6 +142,9 @@ class SelectoolsMagics(Magics):
                                                         widget: a live widget with a Stop button)
         %selectools approval=deny approval.read=allow   tool calls needing review: ask (a card),
                                                         allow or deny; per tool with approval.NAME
+        %selectools budget=0.05                         stop each %%agent run at this cost (USD)
+        %selectools context_limit=4000                  characters a {variable} may fill in a prompt
+        %selectools ledger                              every run of the session as a table
         %selectools mcp NAME -- COMMAND ARGS...         attach a stdio MCP server: its tools
                                                         join the notebook's tools (--url URL for
                                                         streamable HTTP, --detach to stop it)
@@ -99,9 +153,14 @@ class SelectoolsMagics(Magics):
         %selectools builder GRAPH                       the visual builder bound to an AgentGraph
                                                         variable (as GRAPH.edit())
 
+        The settings are the traits of SelectoolsMagics: `%config SelectoolsMagics` lists them,
+        and c.SelectoolsMagics.model = "..." in ipython_config.py sets them for every session.
+
         Providers: openai, azure_openai, anthropic, gemini, ollama, local (offline echo), scripted
         (the notebook's ScriptedProvider), auto, or any provider variable.
         """
+        if line.split(None, 1)[:1] == ["ledger"]:
+            return self._ledger(line.strip()[6:].strip())
         if line.split(None, 1)[:1] == ["mcp"]:
             self._mcp(line.strip()[3:])
             return None
@@ -116,6 +175,25 @@ class SelectoolsMagics(Magics):
             self._apply_settings(line)
         frontend = _frontend.detect(self.shell)
         return status(self.state, self._namespace, os.environ, frontend)
+
+    def _ledger(self, rest: str) -> Ledger | None:
+        """``%selectools ledger``: the session's runs; ``ledger clear`` empties it."""
+        if rest == "clear":
+            self.state.ledger.clear()
+            return None
+        if rest:
+            raise UsageError(
+                f"%selectools ledger: unexpected '{rest}' (use ledger or ledger clear)"
+            )
+        return self.state.ledger
+
+    def after_cell(self, result: Any) -> None:
+        """After every cell: add the runs it left in the notebook to the ledger."""
+        named: list[tuple[str | None, Any]] = [
+            (k, v) for k, v in list(self._namespace.items()) if not k.startswith("_")
+        ]
+        named.append((None, getattr(result, "result", None)))
+        self.state.ledger.record_all(named, getattr(result, "execution_count", None))
 
     def _builder(self, name: str) -> BuilderWidget:
         """``%selectools builder VAR``: the visual builder bound to the graph in VAR."""
@@ -156,17 +234,13 @@ class SelectoolsMagics(Magics):
             _frontend.show(self.shell, mimebundle(made), self.state.display)
 
     def _apply_settings(self, line: str) -> None:
-        changes: dict[str, str | None] = {}
-        rules: list[tuple[str, str | None]] = []
+        """``k=v`` words set the traits (all checked first, so a typo changes nothing)."""
+        changes: dict[str, Any] = {}
+        rules: list[tuple[str, str]] = []
         for item in line.split():
             key, sep, value = item.partition("=")
-            if sep and (key == "approval" or key.startswith("approval.")):
-                rules.append((value, key.partition(".")[2] or None))
-                if value not in APPROVAL_RULES:
-                    raise NotebookUsageError(
-                        f"%selectools: {key} must be one of {', '.join(APPROVAL_RULES)}, "
-                        f"got '{value}'"
-                    )
+            if sep and key.startswith("approval."):
+                rules.append((self._check_setting("approval", value), key.partition(".")[2]))
                 continue
             if not sep:
                 raise NotebookUsageError(
@@ -180,18 +254,29 @@ class SelectoolsMagics(Magics):
                 )
             changes[key] = self._check_setting(key, value)
         for key, setting in changes.items():
-            setattr(self.state, key, setting)
+            setattr(self, key, setting)
         for rule, tool in rules:
             notebook_approver().set_rule(rule, tool)
 
-    def _check_setting(self, key: str, value: str) -> str | None:
+    def _check_setting(self, key: str, value: str) -> Any:
+        """``value`` as the trait ``key`` takes it, or a usage error saying what fits."""
         if key == "model":
-            return None if value in ("", "default") else value
-        if key == "display":
-            if value not in _frontend.DISPLAY_MODES:
+            return "" if value == "default" else value
+        if key == "budget":
+            return parse_budget("%selectools: budget", value)
+        if key == "context_limit":
+            minimum = SelectoolsMagics.context_limit.min
+            if not value.isdigit() or int(value) < minimum:
                 raise NotebookUsageError(
-                    f"%selectools: display must be one of {', '.join(_frontend.DISPLAY_MODES)}, "
-                    f"got '{value}'"
+                    f"%selectools: context_limit must be a whole number of characters, at least "
+                    f"{minimum}; got '{value}'"
+                )
+            return int(value)
+        if key in ("display", "approval"):
+            choices = _frontend.DISPLAY_MODES if key == "display" else APPROVAL_RULES
+            if value not in choices:
+                raise NotebookUsageError(
+                    f"%selectools: {key} must be one of {', '.join(choices)}, got '{value}'"
                 )
             return value
         if value == "auto" or value in PROVIDERS or value in provider_variables(self._namespace):
@@ -270,7 +355,7 @@ class SelectoolsMagics(Magics):
 
         Options:
         """
-        from .agent_cell import cell_guardrails, prepare_run
+        from .agent_cell import cell_budget, cell_guardrails, prepare_run
         from .approvals import card_host, cell_approvals
         from .live import run_live, widget_surface_available
 
@@ -303,15 +388,18 @@ class SelectoolsMagics(Magics):
                     surface.start()
                     host = card_host()
 
+            cell_number = self._cell_number()
+
             def go(token: Any = None) -> Any:
                 if token is not None and hasattr(surface, "widget"):
                     surface.widget.token = token  # its Stop button cancels this run
                 with (
+                    cell_budget(request.agent, request.budget),
                     cell_guardrails(request.agent, request.guardrails),
                     cell_approvals(request.agent, host),
                 ):
                     try:
-                        return run_live(
+                        ran = run_live(
                             request.agent,
                             request.prompt,
                             response_format=request.response_format,
@@ -321,6 +409,8 @@ class SelectoolsMagics(Magics):
                             cancellation_token=token,
                             surface=surface,
                         )
+                        self.state.ledger.record(ran, cell_number, request.agent.name)
+                        return ran
                     finally:
                         if host is not None:
                             host.settle()  # the saved notebook keeps the cards' records
@@ -360,6 +450,7 @@ class SelectoolsMagics(Magics):
 
         with _usage_errors():
             report, _ = run_eval_cell(line, cell, self._namespace)
+            self.state.ledger.record(report, self._cell_number())
             output = parse_line("%%eval", line, EVAL_OPTIONS).options.get("output")
         if output:
             self._namespace[output] = report

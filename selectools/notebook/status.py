@@ -25,14 +25,18 @@ class Status:
     keys: tuple[tuple[str, bool], ...]
     tools: tuple[str, ...]
     mcp: tuple[str, ...] = ()
+    #: the ``budget`` setting (shown only when set)
+    budget: float | None = None
 
     def _rows(self) -> list[tuple[str, str]]:
         keys = ", ".join(f"{name} {'set' if found else 'not set'}" for name, found in self.keys)
         mcp = [("MCP servers", ", ".join(self.mcp))] if self.mcp else []
+        budget = [("budget", f"${self.budget:g} per %%agent run")] if self.budget else []
         return [
             ("provider", self.provider),
             ("model", self.model),
             ("display", self.display),
+            *budget,
             ("API keys", keys),
             ("notebook tools", ", ".join(self.tools) or "none (define them with %%tool)"),
             *mcp,
@@ -82,4 +86,5 @@ def status(
         keys=tuple(keys_found(env).items()),
         tools=tuple(state.tools),
         mcp=tuple(state.mcp),
+        budget=state.settings.budget,
     )

@@ -30,12 +30,14 @@ def shell(monkeypatch):
         monkeypatch.delenv(name, raising=False)
     ip = InteractiveShell.instance()
     ip.reset(new_session=False)
+    ip.config.pop("SelectoolsMagics", None)  # settings another test or a docs example left
     publisher = CapturingDisplayPublisher()
     monkeypatch.setattr(ip, "display_pub", publisher)
     ip.extension_manager.load_extension("selectools")
     ip.outputs = publisher.outputs
     yield ip
     ip.extension_manager.unload_extension("selectools")
+    ip.config.pop("SelectoolsMagics", None)  # %config values outlive the extension, not the test
     ip.reset(new_session=False)
 
 
