@@ -1,4 +1,4 @@
-"""The README's pictures of the notebook UI are real: JupyterLab runs two demo notebooks and
+"""The README's pictures of the notebook UI are real: JupyterLab runs three demo notebooks and
 screenshots their outputs.
 
 The browser test writes the pictures into the run's screenshot folder and, with
@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 IMAGES = ROOT / "docs" / "img"
 #: (picture, notebook, the output it shows: a CSS selector in the output area, a text it holds)
 PICTURES = (
+    ("notebook-tour.png", "notebook_tour.ipynb", ".selectools-run", "3 tool calls"),
     ("notebook-budget-run.png", "session.ipynb", ".selectools-run", "budget_exceeded"),
     ("notebook-ledger.png", "session.ipynb", ".selectools-ledger", "Run ledger"),
     ("notebook-eval-diff.png", "eval_runs.ipynb", ".selectools-eval-diff", "regressed"),
@@ -41,7 +42,7 @@ def test_readme_pictures_are_committed_small_pngs():
 
 @pytest.mark.browser
 @pytest.mark.slow
-def test_screenshots_of_the_ledger_budget_and_eval_diff_in_jupyterlab(lab, browser, shots):
+def test_screenshots_of_the_tour_ledger_budget_and_eval_diff_in_jupyterlab(lab, browser, shots):
     update = os.environ.get("SELECTOOLS_UPDATE_SCREENSHOTS") == "1"
     for notebook in dict.fromkeys(notebook for _, notebook, *_ in PICTURES):
         shutil.copy(ROOT / "notebooks" / notebook, lab.work / notebook)
