@@ -88,8 +88,13 @@ def protocol_class(
 
 
 def server_options() -> dict[str, Any]:
-    """The uvicorn settings every selectools server runs with (one worker or several)."""
-    return {"log_level": "warning", "access_log": False, "lifespan": "off"}
+    """The uvicorn settings every selectools server runs with (one worker or several).
+
+    ``proxy_headers`` is off: uvicorn would otherwise take the client's address from
+    ``X-Forwarded-For`` sent from 127.0.0.1, so any local process could pose as a new
+    address for each wrong token and never meet the attempt limiter.
+    """
+    return {"log_level": "warning", "access_log": False, "lifespan": "off", "proxy_headers": False}
 
 
 def check_limits(request_timeout: float, max_connections: int) -> None:

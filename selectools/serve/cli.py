@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._version import __version__
-from ._uvicorn import DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT
+from ._uvicorn import DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT, server_options
 
 __all__ = ["main"]
 
@@ -258,6 +258,7 @@ def _serve_builder_reloading(args: argparse.Namespace, token: str, made: bool) -
         reload_dirs=[str(Path.cwd()), str(Path(__file__).resolve().parents[1])],
         host=args.host,
         port=args.port,
+        proxy_headers=server_options()["proxy_headers"],  # uvicorn's reload output stays as it is
     )
     return 0
 

@@ -234,6 +234,21 @@ def test_wrong_tokens_are_rate_limited(builder):
         signed_in.close()
 
 
+def test_a_forwarded_for_header_does_not_reset_the_attempt_limit(builder):
+    # uvicorn trusts X-Forwarded-For from 127.0.0.1 by default: any local process could then
+    # claim a new address per guess and never meet the limiter. Our servers sit behind no proxy.
+    url = builder.url
+    for n in range(10):
+        forged = {"X-Forwarded-For": f"203.0.113.{n}"}
+        assert (
+            httpx.post(f"{url}/login", json={"token": "guess"}, headers=forged).status_code == 401
+        )
+    r = httpx.post(
+        f"{url}/login", json={"token": "guess"}, headers={"X-Forwarded-For": "198.51.100.7"}
+    )
+    assert r.status_code == 429
+
+
 def start_cli_builder(env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "selectools.serve.cli", "serve", "--builder", "--port", "0"],
