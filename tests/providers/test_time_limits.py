@@ -268,3 +268,20 @@ def test_the_timeout_holds_while_the_headers_drip(
     assert elapsed < 10, f"{vendor}/{entry}: timeout=1 ran {elapsed:.1f}s on dripping headers"
     assert result.stop_reason == "provider_error"
     assert "timed out after 1s" in str(result.error)
+
+
+@pytest.mark.parametrize("entry", ["run", "arun"])
+def test_the_timeout_holds_for_a_non_streamed_body_that_drips(
+    dripping_openai: str, entry: str
+) -> None:
+    """No run_timeout: the provider's own timeout is a total deadline for the reply's body."""
+    from selectools import OpenAIProvider
+
+    provider = OpenAIProvider(api_key="test-key", base_url=dripping_openai, timeout=1.0)
+    agent = Agent(provider=provider, config=AgentConfig(max_retries=0))
+    started = time.monotonic()
+    result = drive(agent, entry)
+    elapsed = time.monotonic() - started
+    assert elapsed < 10, f"{entry}: timeout=1 ran {elapsed:.1f}s on a dripping body"
+    assert result.stop_reason == "provider_error"
+    assert "timed out after 1s" in str(result.error)
