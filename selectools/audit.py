@@ -21,6 +21,11 @@ can leave at most one torn final line; :meth:`AuditLogger.read` skips it and
 reports it in ``AuditLog.torn_lines`` (the next writer to open the file ends
 that line first, so its own records stay whole). ``fsync=True`` also flushes each
 record to disk (for power loss; a killed process loses nothing written).
+
+Each record carries ``audit_format`` (:data:`AUDIT_FORMAT`); records without it
+(written before it existed) read as format 1. A file holding a record of a
+newer format is neither read nor appended to: :class:`AuditFormatError` says
+which file and to upgrade.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._display import render
-from ._storage import append_record, holding, new_file_lock
+from ._storage import NewerFormatError, append_record, holding, new_file_lock
 from .observer import AgentObserver
 
 if TYPE_CHECKING:
@@ -50,7 +55,9 @@ if TYPE_CHECKING:
     from .usage import UsageStats
 
 __all__ = [
+    "AUDIT_FORMAT",
     "RECORDED_EVENTS",
+    "AuditFormatError",
     "AuditLog",
     "AuditLogger",
     "PrivacyLevel",
@@ -85,6 +92,21 @@ RECORDED_EVENTS: dict[str, tuple[str, ...]] = {
     "coherence_blocked": ("call_id", "tool_name", "tool_args", "explanation"),
     "output_screening": ("call_id", "tool_name", "safe", "matched_patterns"),
 }
+
+#: the record format this version writes (and the newest it reads)
+AUDIT_FORMAT = 1
+_FORMAT_KEY = "audit_format"
+
+
+class AuditFormatError(NewerFormatError):
+    """An audit file holds a record of a newer format: not read, not appended to."""
+
+
+def _check_format(record: dict[str, Any], path: Path, line: int) -> None:
+    found = record.get(_FORMAT_KEY, 1)
+    if not isinstance(found, int) or found > AUDIT_FORMAT:
+        raise AuditFormatError(f"line {line} of the audit file {path}", found, AUDIT_FORMAT)
+
 
 _HASH_CHARS = 16
 _SECRETS = re.compile(
@@ -208,6 +230,7 @@ class AuditLogger(AgentObserver):
         """Append one record (``event``, ``run_id``, ``ts`` then ``fields``)."""
         moment = datetime.now(timezone.utc)
         record: dict[str, Any] = {"event": event, "run_id": run_id, **fields}
+        record[_FORMAT_KEY] = AUDIT_FORMAT
         record["ts"] = moment.strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
         text = json.dumps(record, ensure_ascii=False, default=str)
         if self.privacy is not PrivacyLevel.FULL:
@@ -240,6 +263,11 @@ class AuditLogger(AgentObserver):
         self.close()
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            _check_first_record(fd, path)  # never append to a file of a newer format
+        except BaseException:
+            os.close(fd)
+            raise
         self._fd, self._fd_path, self._fd_pid = fd, path, os.getpid()
         return fd
 
@@ -412,6 +440,15 @@ class AuditLogger(AgentObserver):
         )
 
 
+def _check_first_record(fd: int, path: Path) -> None:
+    """Raise :class:`AuditFormatError` when the file's first record is of a newer format."""
+    os.lseek(fd, 0, os.SEEK_SET)  # appends still go to the end (O_APPEND)
+    first = os.read(fd, 65536).split(b"\n", 1)[0] + b"\n"
+    record = _parse(first)
+    if record is not None:
+        _check_format(record, path, 1)
+
+
 def _hash(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:_HASH_CHARS]
@@ -436,7 +473,8 @@ def read_audit(
 
     ``since``/``until`` are dates (``"2026-03-12"``) or datetimes, inclusive,
     compared with each record's ``ts``. Lines that are not complete JSON
-    records are skipped and listed in ``AuditLog.torn_lines``.
+    records are skipped and listed in ``AuditLog.torn_lines``; a record of a
+    newer format raises :class:`AuditFormatError`.
     """
     root = Path(log_dir)
     if not root.is_dir():
@@ -460,6 +498,7 @@ def read_audit(
                     if raw.strip():
                         torn.append(TornLine(str(path), number, raw.decode("utf-8", "replace")))
                     continue
+                _check_format(record, path, number)
                 if wanted is not None and record.get("event") not in wanted:
                     continue
                 if run_id is not None and record.get("run_id") != run_id:

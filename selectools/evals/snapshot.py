@@ -7,6 +7,11 @@ unified diff; ``update_snapshots=True`` accepts the new outputs (and drops the
 snapshots of cases that are gone). Skipped and errored cases keep their
 snapshot. The file is rewritten atomically under an inter-process lock, so two
 suites recording at once lose nothing and an interrupted write keeps the old file.
+
+The file is ``{"snapshot_format": 1, "cases": {key: entry}}``; a file of the
+layout before it carried a format (the cases alone) still loads, and a file of
+a newer format is refused (:class:`~selectools.evals.EvalError`) and never
+overwritten.
 """
 
 from __future__ import annotations
@@ -29,6 +34,9 @@ __all__ = ["SnapshotResult", "SnapshotStore"]
 
 #: the evaluator name a changed output fails with
 SNAPSHOT = "snapshot"
+#: the file format this version writes (and the newest it reads)
+SNAPSHOT_FORMAT = 1
+_FORMAT_KEY = "snapshot_format"
 
 
 def snapshot_keys(results: Iterable[CaseResult]) -> list[str]:
@@ -118,6 +126,15 @@ class SnapshotStore:
             return {}
         try:
             data = json.loads(target.read_text(encoding="utf-8"))
+            if isinstance(data, dict) and not isinstance(data.get(_FORMAT_KEY, {}), dict):
+                found = data[_FORMAT_KEY]
+                if not isinstance(found, int) or found > SNAPSHOT_FORMAT:
+                    raise EvalError(
+                        f"{target} was written in snapshot format {found!r} by a newer "
+                        f"selectools; this version reads format {SNAPSHOT_FORMAT}. Upgrade "
+                        "selectools to use it; it was left untouched."
+                    )
+                data = data.get("cases")
             if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
                 raise ValueError("expected an object of case -> {output, tools}")
         except (ValueError, UnicodeDecodeError) as exc:
@@ -153,7 +170,8 @@ class SnapshotStore:
             stored = self.load(suite)
             outcome, merged = self._compare(stored, report, target, update=update)
             if outcome.new or outcome.updated or outcome.removed:
-                atomic_write_text(target, json.dumps(merged, indent=2, ensure_ascii=False) + "\n")
+                document = {_FORMAT_KEY: SNAPSHOT_FORMAT, "cases": merged}
+                atomic_write_text(target, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
         if not update:
             self._fail_changed(report, outcome)
         return outcome

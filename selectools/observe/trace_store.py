@@ -18,7 +18,9 @@ file shared by processes, and rewrites (``delete``) replace the file
 atomically; SQLite writes run in transactions. A record that cannot be read (a
 line torn by a crash, a damaged row) is skipped by ``query`` and listed in
 ``store.unreadable``; ``load`` of that run raises :class:`TraceStoreError`
-naming it.
+naming it. Each JSONL line carries ``trace_format``
+(:data:`JSONL_TRACE_FORMAT`; lines without it read as format 1); a file with a
+line of a newer format is neither read nor written: :class:`TraceFormatError`.
 """
 
 from __future__ import annotations
@@ -34,7 +36,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._display import render
-from .._storage import append_record, atomic_write_text, file_lock, open_sqlite, transaction
+from .._storage import (
+    NewerFormatError,
+    append_record,
+    atomic_write_text,
+    file_lock,
+    open_sqlite,
+    transaction,
+)
 from ..exceptions import SelectoolsError
 from ..observer import AgentObserver
 from ..stability import beta
@@ -46,9 +55,11 @@ if TYPE_CHECKING:
     from ..types import AgentResult
 
 __all__ = [
+    "JSONL_TRACE_FORMAT",
     "InMemoryTraceStore",
     "JSONLTraceStore",
     "SQLiteTraceStore",
+    "TraceFormatError",
     "TraceNotFoundError",
     "TraceStore",
     "TraceStoreError",
@@ -72,6 +83,19 @@ class TraceNotFoundError(SelectoolsError, KeyError):
 
 class TraceStoreError(SelectoolsError, ValueError):
     """A stored trace cannot be read (damaged on disk); the store left it as it was."""
+
+
+class TraceFormatError(TraceStoreError, NewerFormatError):
+    """A JSONL trace file holds a line of a newer format: not read, not written to."""
+
+
+#: the line format :class:`JSONLTraceStore` writes (and the newest it reads)
+JSONL_TRACE_FORMAT = 1
+_FORMAT_KEY = "trace_format"
+
+
+def _jsonl_line(trace: AgentTrace) -> str:
+    return json.dumps({_FORMAT_KEY: JSONL_TRACE_FORMAT, **trace.to_dict()}, default=str) + "\n"
 
 
 @dataclass(frozen=True)
@@ -270,7 +294,7 @@ class JSONLTraceStore(TraceStore):
         self.unreadable = []
 
     def save(self, trace: AgentTrace) -> str:
-        line = (json.dumps(trace.to_dict(), default=str) + "\n").encode()
+        line = _jsonl_line(trace).encode()
         with self._lock, file_lock(self._file_lock):
             if trace.run_id in self._ids():
                 traces = [t for t in self._read() if t.run_id != trace.run_id]
@@ -309,7 +333,14 @@ class JSONLTraceStore(TraceStore):
             if not line.strip():
                 continue
             try:
-                traces.append(AgentTrace.from_dict(json.loads(line)))
+                data = json.loads(line)
+                found = data.get(_FORMAT_KEY, 1)
+                if not isinstance(found, int) or found > JSONL_TRACE_FORMAT:
+                    where = f"line {number} of the trace file {self.path}"
+                    raise TraceFormatError(where, found, JSONL_TRACE_FORMAT)
+                traces.append(AgentTrace.from_dict(data))
+            except TraceFormatError:
+                raise
             except (ValueError, KeyError, TypeError, AttributeError) as exc:
                 # a line torn by a crash mid-append, or edited by hand
                 unreadable.append(
@@ -319,7 +350,7 @@ class JSONLTraceStore(TraceStore):
         return traces
 
     def _rewrite(self, traces: list[AgentTrace]) -> None:
-        text = "".join(json.dumps(t.to_dict(), default=str) + "\n" for t in traces)
+        text = "".join(_jsonl_line(t) for t in traces)
         atomic_write_text(self.path, text)
 
     def __repr__(self) -> str:

@@ -40,6 +40,7 @@ __all__ = [
     "SDKProvider",
     "close_async_client",
     "close_with",
+    "reply_transport",
     "require",
     "sdk_http_client",
     "shared_ssl_context",
@@ -74,7 +75,10 @@ def shared_ssl_context(http: ModuleType) -> Any:
 
 
 def sdk_http_client(sdk: ModuleType, *, asynchronous: bool) -> Any:
-    """The SDK's default HTTP client built with the shared TLS context (``None``: let the SDK)."""
+    """The SDK's default HTTP client over :func:`reply_transport` (``None``: let the SDK).
+
+    Built with the shared TLS context.
+    """
     factory = getattr(
         sdk, "DefaultAsyncHttpxClient" if asynchronous else "DefaultHttpxClient", None
     )
@@ -90,7 +94,21 @@ def sdk_http_client(sdk: ModuleType, *, asynchronous: bool) -> Any:
     )
     if library is None:
         return None
-    return factory(verify=shared_ssl_context(importlib.import_module(library)))
+    http = importlib.import_module(library)
+    transport = reply_transport(http, shared_ssl_context(http), asynchronous=asynchronous)
+    return factory(transport=transport)
+
+
+def reply_transport(http: ModuleType, context: Any, *, asynchronous: bool) -> Any:
+    """An ``http`` (httpx or httpx2) transport whose request timeout is a total deadline.
+
+    It covers a reply's connection and headers (and a body that is not an event
+    stream); see :mod:`selectools._net_deadline`: a server that sends its
+    headers a byte at a time never trips a per-read timeout.
+    """
+    from .._net_deadline import reply_transport as build
+
+    return build(http, context, asynchronous=asynchronous)
 
 
 def close_with(owner: object, client: Any) -> None:

@@ -19,7 +19,14 @@ from ..exceptions import ProviderError
 from ..types import ToolCall
 from ..usage import UsageStats
 from ._base import VendorProvider, finished_items
-from ._clients import PerLoop, close_async_client, close_with, require, shared_ssl_context
+from ._clients import (
+    PerLoop,
+    close_async_client,
+    close_with,
+    reply_transport,
+    require,
+    shared_ssl_context,
+)
 from ._errors import (
     connection_error,
     error_detail,
@@ -108,11 +115,14 @@ class HTTPTransport:
         default = httpx.Timeout(timeout or DEFAULT_TIMEOUT, connect=min(timeout or 10.0, 10.0))
         tls = shared_ssl_context(httpx)
         if http_client is None:
-            http_client = httpx.Client(timeout=default, verify=tls)
+            transport = reply_transport(httpx, tls, asynchronous=False)
+            http_client = httpx.Client(timeout=default, transport=transport)
             close_with(self, http_client)
         self._client = http_client
         self._async: PerLoop[Any] = PerLoop(
-            lambda: httpx.AsyncClient(timeout=default, verify=tls),
+            lambda: httpx.AsyncClient(
+                timeout=default, transport=reply_transport(httpx, tls, asynchronous=True)
+            ),
             fixed=async_http_client,
             close=close_async_client,
         )

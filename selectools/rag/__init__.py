@@ -43,6 +43,7 @@ __all__ = [
     "TextSplitter",
     "UnknownVectorStoreError",
     "VectorStore",
+    "VectorStoreInUseError",
     "ingest",
 ]
 
@@ -62,6 +63,7 @@ _LAZY = {
     "DocumentNotFoundError": ".errors",
     "MissingDependencyError": ".errors",
     "UnknownVectorStoreError": ".errors",
+    "VectorStoreInUseError": ".errors",
     "BM25": ".bm25",
     "BM25Index": ".bm25",
     "InMemoryVectorStore": ".stores.memory",
@@ -93,6 +95,7 @@ if TYPE_CHECKING:  # pragma: no cover
         MissingDependencyError,
         RAGError,
         UnknownVectorStoreError,
+        VectorStoreInUseError,
     )
     from .hybrid import FusionMethod, HybridSearcher
     from .loaders import DocumentLoader

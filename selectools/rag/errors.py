@@ -7,6 +7,7 @@ import importlib
 from types import ModuleType
 
 from .._install import install_hint
+from .._storage import LockTimeout
 from ..exceptions import SelectoolsError
 
 __all__ = [
@@ -16,6 +17,7 @@ __all__ = [
     "MissingDependencyError",
     "RAGError",
     "UnknownVectorStoreError",
+    "VectorStoreInUseError",
     "require_extra",
 ]
 
@@ -33,6 +35,17 @@ class DimensionMismatchError(RAGError, ValueError):
         super().__init__(
             f"{where}: embedding has {got} dimensions but the store holds {expected}-dimensional "
             "vectors; use the same embedder for adding and searching (or a new store)"
+        )
+
+
+class VectorStoreInUseError(RAGError, LockTimeout):
+    """A local store's folder stayed open in another process for longer than ``lock_timeout``."""
+
+    def __init__(self, where: str, waited: float, remedy: str) -> None:
+        self.where = where
+        super().__init__(
+            f"{where} is open in another process (waited {waited:g}s for it to close). "
+            f"Close the store there (store.close()), or {remedy}"
         )
 
 

@@ -37,7 +37,7 @@ def test_first_run_records_outputs_and_passes(tmp_path):
     assert report.snapshots is not None
     assert report.snapshots.new == ["greeting", "farewell", "c", "c#2"]
     assert report.snapshots.changed == [] and report.snapshots.ok
-    stored = json.loads((tmp_path / "snaps" / "chat.snap.json").read_text())
+    stored = json.loads((tmp_path / "snaps" / "chat.snap.json").read_text())["cases"]
     assert stored["greeting"]["output"] == "Hello there.\nHow can I help?"
     assert stored["c#2"]["output"] == "see you"
 
@@ -83,7 +83,7 @@ def test_update_snapshots_accepts_the_change_and_drops_removed_cases(tmp_path):
     assert report.results[0].verdict is CaseVerdict.PASS
     assert report.snapshots.updated == ["greeting"]
     assert report.snapshots.removed == ["c#2"]
-    stored = json.loads((tmp_path / "chat.snap.json").read_text())
+    stored = json.loads((tmp_path / "chat.snap.json").read_text())["cases"]
     assert stored["greeting"]["output"] == "Hi!" and "c#2" not in stored
     again = suite(changed, tmp_path).run()  # the accepted output is now the snapshot
     assert again.results[0].verdict is CaseVerdict.PASS
@@ -102,7 +102,7 @@ def test_errored_and_skipped_cases_keep_their_snapshots(tmp_path):
     assert report.results[0].verdict is CaseVerdict.SKIP
     assert report.results[1].verdict is CaseVerdict.ERROR
     assert report.snapshots.ok and report.snapshots.removed == []
-    stored = json.loads((tmp_path / "chat.snap.json").read_text())
+    stored = json.loads((tmp_path / "chat.snap.json").read_text())["cases"]
     assert set(stored) == {"greeting", "farewell", "c", "c#2"}
 
 
@@ -159,7 +159,7 @@ def test_two_processes_recording_at_once_lose_nothing(tmp_path):
     ]
     for proc in procs:
         assert proc.wait(timeout=120) == 0
-    stored = json.loads((tmp_path / "shared.snap.json").read_text())
+    stored = json.loads((tmp_path / "shared.snap.json").read_text())["cases"]
     assert len(stored) == 300  # every case of both processes, none lost to the other's write
 
 

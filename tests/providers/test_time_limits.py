@@ -245,3 +245,43 @@ def test_run_timeout_cuts_a_reply_that_drips(dripping_openai: str, entry: str) -
     elapsed = time.monotonic() - started
     assert elapsed < 8, f"{entry}: run_timeout=1.5 ran {elapsed:.1f}s on a dripping reply"
     assert result.stop_reason == "run_timeout"
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+@pytest.mark.parametrize("entry", ["stream", "astream", "run", "arun"])
+def test_the_timeout_holds_while_the_headers_drip(
+    vendor: str, entry: str, fresh_server: FakeLLMServer
+) -> None:
+    """Status line and headers a byte every 0.2 s (13+ minutes): each read is quick, the reply never ends.
+
+    The provider's timeout is a total deadline for the response's head, streamed or not.
+    """
+    provider = make_provider(vendor, fresh_server, timeout=1.0)
+    fresh_server.add(Fault.drip_headers(0.2))
+    agent = Agent(
+        provider=provider,
+        config=AgentConfig(max_retries=0, stream=entry in ("stream", "astream")),
+    )
+    started = time.monotonic()
+    result = drive(agent, entry)
+    elapsed = time.monotonic() - started
+    assert elapsed < 10, f"{vendor}/{entry}: timeout=1 ran {elapsed:.1f}s on dripping headers"
+    assert result.stop_reason == "provider_error"
+    assert "timed out after 1s" in str(result.error)
+
+
+@pytest.mark.parametrize("entry", ["run", "arun"])
+def test_the_timeout_holds_for_a_non_streamed_body_that_drips(
+    dripping_openai: str, entry: str
+) -> None:
+    """No run_timeout: the provider's own timeout is a total deadline for the reply's body."""
+    from selectools import OpenAIProvider
+
+    provider = OpenAIProvider(api_key="test-key", base_url=dripping_openai, timeout=1.0)
+    agent = Agent(provider=provider, config=AgentConfig(max_retries=0))
+    started = time.monotonic()
+    result = drive(agent, entry)
+    elapsed = time.monotonic() - started
+    assert elapsed < 10, f"{entry}: timeout=1 ran {elapsed:.1f}s on a dripping body"
+    assert result.stop_reason == "provider_error"
+    assert "timed out after 1s" in str(result.error)

@@ -243,3 +243,98 @@ def test_a_damaged_snapshot_file_is_named_and_the_others_load(make_location):
     with pytest.raises(EvalError, match=str(path)):
         store.load("k1")
     assert RECORDS["snapshots"].read_one(store, "k2") == 3
+
+
+# -- newer formats of the append-only and snapshot files ------------------------------
+def _rewrite_first_record(path: Path, **changes: object) -> None:
+    import json
+
+    lines = path.read_text().splitlines()
+    first = json.loads(lines[0])
+    first.update(changes)
+    lines[0] = json.dumps(first)
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_an_audit_log_from_a_newer_format_is_refused_untouched(make_location):
+    from selectools.audit import AuditFormatError
+
+    location, store = _filled("audit", "file", make_location)
+    store.close()
+    (log,) = Path(location).glob("audit*.jsonl")
+    _rewrite_first_record(log, audit_format=99)
+    before = log.read_bytes()
+    with pytest.raises(AuditFormatError, match="newer selectools") as caught:
+        read_audit(location)
+    assert str(log) in str(caught.value) and "upgrade" in str(caught.value).lower()
+    with pytest.raises(AuditFormatError, match="newer selectools"):
+        open_store("audit", "file", location).write("late", "k9")
+    assert log.read_bytes() == before
+
+
+def test_audit_records_carry_their_format_and_old_files_still_read(make_location):
+    import json
+
+    location, store = _filled("audit", "file", make_location)
+    store.close()
+    (log,) = Path(location).glob("audit*.jsonl")
+    assert all(json.loads(line)["audit_format"] == 1 for line in log.read_text().splitlines())
+    old = [json.loads(line) for line in log.read_text().splitlines()]
+    for record in old:
+        del record["audit_format"]  # as selectools wrote it before records carried a format
+    log.write_text("".join(json.dumps(r) + "\n" for r in old))
+    assert RECORDS["audit"].read_all(None, location) == {"k0": 1, "k1": 2, "k2": 3}
+
+
+def test_a_jsonl_trace_file_from_a_newer_format_is_refused_untouched(make_location):
+    import json
+
+    from selectools.observe.trace_store import TraceFormatError
+
+    location, store = _filled("traces", "jsonl", make_location)
+    log = Path(location)
+    assert all(json.loads(line)["trace_format"] == 1 for line in log.read_text().splitlines())
+    _rewrite_first_record(log, trace_format=99)
+    before = log.read_bytes()
+    with pytest.raises(TraceFormatError, match="newer selectools") as caught:
+        store.query()
+    assert str(log) in str(caught.value) and "upgrade" in str(caught.value).lower()
+    with pytest.raises(TraceFormatError, match="newer selectools"):
+        RECORDS["traces"].write(store, "k9", 9)
+    assert log.read_bytes() == before
+    # a file written before lines carried a format still reads
+    old = [json.loads(line) for line in before.decode().splitlines()]
+    for record in old:
+        record.pop("trace_format")
+    log.write_text("".join(json.dumps(r) + "\n" for r in old))
+    assert RECORDS["traces"].read_all(store, location) == {"k0": 1, "k1": 2, "k2": 3}
+
+
+def test_a_snapshot_file_from_a_newer_format_is_refused_and_never_overwritten(make_location):
+    import json
+
+    _location, store = _filled("snapshots", "file", make_location)
+    path = store.path("k1")
+    data = json.loads(path.read_text())
+    assert data["snapshot_format"] == 1
+    data["snapshot_format"] = 99
+    path.write_text(json.dumps(data))
+    before = path.read_bytes()
+    with pytest.raises(EvalError, match="newer selectools") as caught:
+        store.load("k1")
+    assert "upgrade" in str(caught.value).lower()
+    with pytest.raises(EvalError, match="newer selectools"):
+        RECORDS["snapshots"].write(store, "k1", 9)
+    assert path.read_bytes() == before
+
+
+def test_a_snapshot_file_written_before_snapshots_carried_a_format_still_loads(make_location):
+    import json
+
+    _location, store = _filled("snapshots", "file", make_location)
+    path = store.path("k2")
+    cases = json.loads(path.read_text())["cases"]
+    path.write_text(json.dumps(cases))  # the old layout: case key -> recorded output
+    assert RECORDS["snapshots"].read_one(store, "k2") == 3
+    RECORDS["snapshots"].write(store, "k2", 8)
+    assert RECORDS["snapshots"].read_one(store, "k2") == 8

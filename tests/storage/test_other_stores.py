@@ -3,7 +3,8 @@
 A damaged record is skipped by reads and named in ``store.unreadable`` (a
 direct ``load`` of it names it in the error); every other record stays
 readable. Traces and triples are also killed mid-write and written by two
-processes at once in ``test_conformance.py``; vector stores are not (yet).
+processes at once in ``test_conformance.py``; FAISS, Chroma, Qdrant and
+pgvector in ``test_vector_stores.py``.
 """
 
 from __future__ import annotations

@@ -16,8 +16,10 @@ no extra package. Create the tables once in the Supabase SQL editor::
 
 Every write is one HTTP request, which the database applies atomically, so a
 killed client never leaves half an entry and concurrent writers never lose
-each other's. Our tests run it against a local fake of the PostgREST routes it
-uses (not against supabase.com). The table layout is yours, so it carries no
+each other's; beyond that, durability, concurrent writers and damaged rows are
+Supabase's (the server's), so the local storage suite (kill -9, two writer
+processes, damaged files) does not cover this store. Our tests run it against a
+local fake of the PostgREST routes it uses (not against supabase.com). The table layout is yours, so it carries no
 format version; a failed request raises :class:`MemoryStoreError` with the
 status and the server's message.
 """

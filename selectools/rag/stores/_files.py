@@ -1,13 +1,65 @@
-"""The JSON sidecar of documents the file-backed stores share."""
+"""What the file-backed stores share: the JSON sidecar of documents, and holding a folder.
+
+Chroma's and Qdrant's local modes keep state in the process that opened the
+folder and are not safe with two processes writing at once, so the stores over
+them hold the folder's lock file for as long as they are open
+(:func:`hold_folder`): a second process waits for the first to close its store.
+"""
 
 from __future__ import annotations
 
 import json
+import threading
+import weakref
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+from ..._storage import new_file_lock, try_acquire
 from ..document import Document
-from ..errors import DocumentLoadError
+from ..errors import DocumentLoadError, VectorStoreInUseError
+
+
+class FolderHold:
+    """This process's hold on a folder's lock file, shared by every store over the folder here."""
+
+    _held: ClassVar[dict[Path, tuple[Any, int]]] = {}
+    _guard = threading.Lock()
+
+    def __init__(self, folder: Path, timeout: float, remedy: str) -> None:
+        if timeout < 0:
+            raise ValueError(f"lock_timeout must be >= 0 seconds, got {timeout!r}")
+        folder.mkdir(parents=True, exist_ok=True)
+        self.folder = folder.resolve()
+        self._released = False
+        with self._guard:  # a second store in this process shares the hold (the engine does too)
+            lock, count = self._held.get(self.folder, (None, 0))
+            if lock is None:
+                lock = new_file_lock(self.folder / ".selectools-store.lock", timeout)
+                if not try_acquire(lock, timeout):
+                    raise VectorStoreInUseError(str(folder), timeout, remedy)
+            self._held[self.folder] = (lock, count + 1)
+
+    def release(self) -> None:
+        with self._guard:
+            if self._released:
+                return
+            self._released = True
+            lock, count = self._held.pop(self.folder)
+            if count > 1:
+                self._held[self.folder] = (lock, count - 1)
+            else:
+                lock.release()
+
+
+def hold_folder(owner: object, folder: Path, timeout: float, remedy: str) -> FolderHold:
+    """Hold ``folder`` for ``owner``'s lifetime (or until ``release()``), across processes.
+
+    Waits up to ``timeout`` seconds for another process to close its store over
+    the folder, then raises :class:`VectorStoreInUseError` ending with ``remedy``.
+    """
+    hold = FolderHold(folder, timeout, remedy)
+    weakref.finalize(owner, hold.release)
+    return hold
 
 
 def dump_documents(ids: list[str], docs: list[Document], extra: dict[str, Any]) -> bytes:

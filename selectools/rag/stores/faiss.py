@@ -5,18 +5,32 @@ over millions of vectors); the default ``"Flat"`` is exact. ``save(path)``
 writes the index and the documents to the folder ``path``;
 ``FAISSVectorStore.load(path, embedder)`` reads them back. Every call holds a
 lock (FAISS is not thread-safe for writes).
+
+A saved folder holds ``index-<generation>.faiss`` and ``documents.json``, which
+names that index file with its SHA-256 and is replaced last, atomically: a
+process killed during ``save`` leaves the previous pair or the new one, never
+an index that does not match its documents. ``save`` and ``load`` hold the
+folder's lock file (``.selectools-faiss.lock``) across processes. A store
+saved to the folder it was loaded from (or last saved to) writes its changes
+on top of what other processes saved there meanwhile: adds, deletes and a
+clear since then are replayed onto the folder's current contents, so two
+processes adding to one folder lose nothing. Saving a store to a folder it
+did not come from replaces what is there. A damaged or mismatched file is a
+:class:`~selectools.rag.DocumentLoadError` naming it, never a wrong answer.
 """
 
 from __future__ import annotations
 
+import hashlib
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..._storage import atomic_write_bytes
+from ..._storage import atomic_write_bytes, file_lock, remove_orphans
 from ...stability import beta
 from ..document import Document, SearchResult
-from ..errors import require_extra
+from ..errors import DocumentLoadError, require_extra
 from ..vector_store import VectorStore, matches_filter
 from ._files import dump_documents, load_documents
 
@@ -26,6 +40,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...embeddings.provider import EmbeddingProvider
 
 __all__ = ["FAISSVectorStore"]
+
+_DOCUMENTS = "documents.json"
+_LOCK = ".selectools-faiss.lock"
+_REBUILD = "restore the folder from a backup, or add the documents to a new store and save it"
 
 
 @beta
@@ -47,6 +65,12 @@ class FAISSVectorStore(VectorStore):
         self._next = 0
         self._by_label: dict[int, tuple[str, Document]] = {}
         self._label_of: dict[str, int] = {}
+        #: the folder this store was loaded from or last saved to, and its generation then
+        self._origin: tuple[Path, str] | None = None
+        #: changes since then, replayed onto the folder if another process saved meanwhile
+        self._added: dict[str, tuple[Document, numpy.ndarray]] = {}
+        self._deleted: set[str] = set()
+        self._cleared = False
         if dimension is not None:
             self._on_dimension(dimension)
 
@@ -70,9 +94,11 @@ class FAISSVectorStore(VectorStore):
         if not self._index.is_trained:
             self._index.train(vectors)
         self._index.add_with_ids(numpy.ascontiguousarray(vectors), labels)
-        for label, id_, doc in zip(labels.tolist(), ids, documents, strict=True):
-            self._by_label[label] = (id_, Document(text=doc.text, metadata=dict(doc.metadata)))
+        for label, id_, doc, vector in zip(labels.tolist(), ids, documents, vectors, strict=True):
+            kept = Document(text=doc.text, metadata=dict(doc.metadata))
+            self._by_label[label] = (id_, kept)
             self._label_of[id_] = label
+            self._added[id_] = (kept, vector)
 
     def _search(
         self, vector: numpy.ndarray, top_k: int, filter: dict[str, Any] | None
@@ -107,6 +133,9 @@ class FAISSVectorStore(VectorStore):
     def _delete(self, ids: list[str]) -> None:
         import numpy
 
+        for id_ in ids:
+            self._added.pop(id_, None)
+            self._deleted.add(id_)
         labels = [self._label_of.pop(i) for i in ids if i in self._label_of]
         if labels:
             self._index.remove_ids(numpy.asarray(labels, dtype=numpy.int64))
@@ -118,6 +147,9 @@ class FAISSVectorStore(VectorStore):
             self._index.reset()
         self._by_label.clear()
         self._label_of.clear()
+        self._added.clear()
+        self._deleted.clear()
+        self._cleared = True
 
     def _count(self) -> int:
         return len(self._by_label)
@@ -126,38 +158,137 @@ class FAISSVectorStore(VectorStore):
         return iter(list(self._by_label.values()))
 
     def save(self, path: str | Path) -> None:
-        """Write the index (``index.faiss``) and documents (``documents.json``) to the folder ``path``."""
+        """Write the index and ``documents.json`` to the folder ``path`` (module docstring)."""
         folder = Path(path)
-        with self._lock:
-            labels = sorted(self._by_label)
-            ids = [self._by_label[label][0] for label in labels]
-            docs = [self._by_label[label][1] for label in labels]
-            if self._index is not None:
-                data = self._faiss.serialize_index(self._index).tobytes()
-                atomic_write_bytes(folder / "index.faiss", data)
-            extra = {
-                "kind": self.kind,
-                "dimension": self.dimension,
-                "labels": labels,
-                "next": self._next,
-                "index_factory": self.index_factory,
-            }
-            atomic_write_bytes(folder / "documents.json", dump_documents(ids, docs, extra))
+        folder.mkdir(parents=True, exist_ok=True)
+        with self._lock, file_lock(folder / _LOCK):
+            on_disk = _generation(folder)
+            if on_disk is not None and self._origin is not None:
+                origin, generation = self._origin
+                if origin == folder.resolve() and generation != on_disk:
+                    self._replay_onto(type(self)._read(folder, self.embedder))
+            self._write(folder)
+
+    def _replay_onto(self, current: FAISSVectorStore) -> None:
+        """Adopt ``current`` (the folder as saved elsewhere) with this store's changes on top."""
+        import numpy
+
+        if self._cleared:
+            current._clear()
+        current._delete(sorted(self._deleted))
+        added = [(i, d, v) for i, (d, v) in self._added.items() if i not in current._label_of]
+        if added:
+            if current._index is None:
+                current.dimension = self.dimension
+                current._on_dimension(int(self.dimension or len(added[0][2])))
+            current._add(
+                [i for i, _, _ in added],
+                [d for _, d, _ in added],
+                numpy.stack([v for _, _, v in added]).astype(numpy.float32),
+            )
+        self.dimension = current.dimension
+        self._index, self._next = current._index, current._next
+        self._by_label, self._label_of = current._by_label, current._label_of
+
+    def _write(self, folder: Path) -> None:
+        generation = uuid.uuid4().hex
+        labels = sorted(self._by_label)
+        ids = [self._by_label[label][0] for label in labels]
+        docs = [self._by_label[label][1] for label in labels]
+        extra: dict[str, Any] = {
+            "kind": self.kind,
+            "dimension": self.dimension,
+            "labels": labels,
+            "next": self._next,
+            "index_factory": self.index_factory,
+            "generation": generation,
+        }
+        if self._index is not None:
+            data = self._faiss.serialize_index(self._index).tobytes()
+            name = f"index-{generation}.faiss"
+            atomic_write_bytes(folder / name, data)
+            extra.update(index_file=name, index_sha256=hashlib.sha256(data).hexdigest())
+        atomic_write_bytes(folder / _DOCUMENTS, dump_documents(ids, docs, extra))  # the commit
+        for stale in folder.glob("index*.faiss"):
+            if stale.name != extra.get("index_file"):
+                stale.unlink(missing_ok=True)
+        remove_orphans(folder, ".faiss")
+        remove_orphans(folder, ".json")
+        self._origin = (folder.resolve(), generation)
+        self._added.clear()
+        self._deleted.clear()
+        self._cleared = False
 
     @classmethod
     def load(cls, path: str | Path, embedder: EmbeddingProvider | None = None) -> FAISSVectorStore:
-        """A store saved with :meth:`save`, ready to search and add to."""
+        """A store saved with :meth:`save`, ready to search, add to and save again."""
+        folder = Path(path)
+        if not folder.is_dir():
+            return cls._read(folder, embedder)  # the error names what is missing
+        with file_lock(folder / _LOCK):
+            return cls._read(folder, embedder)
+
+    @classmethod
+    def _read(cls, folder: Path, embedder: EmbeddingProvider | None) -> FAISSVectorStore:
         import numpy
 
-        folder = Path(path)
-        ids, docs, extra = load_documents(folder / "documents.json")
+        ids, docs, extra = load_documents(folder / _DOCUMENTS)
         store = cls(embedder=embedder, index_factory=extra.get("index_factory", "Flat"))
         store.dimension = extra.get("dimension")
+        labels = extra.get("labels", [])
+        if len(labels) != len(ids):
+            raise DocumentLoadError(
+                str(folder / _DOCUMENTS),
+                f"{len(labels)} index labels for {len(ids)} documents (damaged); {_REBUILD}",
+            )
         if store.dimension is not None:
-            raw = numpy.frombuffer((folder / "index.faiss").read_bytes(), dtype=numpy.uint8)
-            store._index = store._faiss.deserialize_index(raw)
+            index_path = folder / extra.get(
+                "index_file", "index.faiss"
+            )  # the name older saves used
+            try:
+                data = index_path.read_bytes()
+            except OSError as exc:
+                raise DocumentLoadError(
+                    str(index_path), f"the index file is missing ({exc}); {_REBUILD}"
+                ) from None
+            expected = extra.get("index_sha256")
+            if expected is not None and hashlib.sha256(data).hexdigest() != expected:
+                raise DocumentLoadError(
+                    str(index_path),
+                    f"the index file is damaged (its checksum does not match {_DOCUMENTS}); "
+                    + _REBUILD,
+                )
+            try:
+                store._index = store._faiss.deserialize_index(
+                    numpy.frombuffer(data, dtype=numpy.uint8)
+                )
+            except Exception as exc:  # FAISS raises RuntimeError with its C++ message
+                raise DocumentLoadError(
+                    str(index_path), f"not a FAISS index ({exc}); {_REBUILD}"
+                ) from None
+            if store._index.ntotal != len(ids) or store._index.d != store.dimension:
+                raise DocumentLoadError(
+                    str(index_path),
+                    f"the index holds {store._index.ntotal} vectors of dimension "
+                    f"{store._index.d}, but {_DOCUMENTS} lists {len(ids)} documents of "
+                    f"dimension {store.dimension}; {_REBUILD}",
+                )
         store._next = int(extra.get("next", 0))
-        for label, id_, doc in zip(extra.get("labels", []), ids, docs, strict=True):
+        for label, id_, doc in zip(labels, ids, docs, strict=True):
             store._by_label[label] = (id_, doc)
             store._label_of[id_] = label
+        store._origin = (folder.resolve(), str(extra.get("generation", "")))
         return store
+
+
+def _generation(folder: Path) -> str | None:
+    """The generation of the store saved in ``folder`` ("" before saves had one; None: none)."""
+    import json
+
+    try:
+        payload = json.loads((folder / _DOCUMENTS).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        return ""  # damaged: reading it again (to merge) names the problem
+    return str(payload.get("generation", "")) if isinstance(payload, dict) else ""

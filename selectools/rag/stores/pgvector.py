@@ -5,7 +5,13 @@ JSONB, ``embedding vector(N)``) is created on first use; every query is
 parameterised and ``table_name`` must be a plain identifier. Search orders by
 pgvector's cosine distance ``<=>`` (score = 1 - distance); metadata filters run
 in SQL (JSONB containment). ``add_documents`` upserts
-(``INSERT ... ON CONFLICT DO UPDATE``) in one transaction.
+(``INSERT ... ON CONFLICT DO UPDATE``) in one transaction, so a killed process
+leaves all of a batch or none of it, and concurrent writers never lose each
+other's rows. Creating the extension and the table is serialised between
+processes by an advisory lock (two stores opening a new table at once would
+otherwise collide in PostgreSQL's catalog). A row whose metadata is not a JSON
+object (edited by hand) is skipped by search and listing and named in
+``store.unreadable``.
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["PgVectorStore"]
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
+#: the advisory lock every PgVectorStore takes to create the extension or a table
+_DDL_LOCK = 0x5E1EC7_0D0C
 
 
 @beta
@@ -56,7 +64,13 @@ class PgVectorStore(VectorStore):
         super().__init__(embedder, dimensions)
         self.table_name = table_name
         self._conn = psycopg.connect(connection_string, autocommit=True)
-        self._conn.execute("create extension if not exists vector")
+        #: rows the last search or listing skipped because they could not be read (which, and why)
+        self.unreadable: list[str] = []
+        if (
+            self._conn.execute("select 1 from pg_extension where extname = 'vector'").fetchone()
+            is None
+        ):
+            self._ddl("create extension if not exists vector")
         self._pgv.register_vector(self._conn)
         row = self._conn.execute(
             "select format_type(atttypid, atttypmod) from pg_attribute "
@@ -71,9 +85,15 @@ class PgVectorStore(VectorStore):
         elif dimensions is not None:
             self._on_dimension(dimensions)
 
+    def _ddl(self, statement: str) -> None:
+        """Run ``statement`` (``create ... if not exists``) under the DDL advisory lock."""
+        with self._conn.transaction():
+            self._conn.execute("select pg_advisory_xact_lock(%s)", (_DDL_LOCK,))
+            self._conn.execute(statement)
+
     def _on_dimension(self, dimension: int) -> None:
         t = self.table_name
-        self._conn.execute(
+        self._ddl(
             f"create table if not exists {t} (seq bigserial, id text primary key, text text not null, "
             f"metadata jsonb not null default '{{}}', embedding vector({int(dimension)}) not null)"
         )
@@ -114,8 +134,22 @@ class PgVectorStore(VectorStore):
             SearchResult(
                 document=Document(text=r[1], metadata=r[2]), score=1.0 - float(r[3]), id=r[0]
             )
-            for r in rows
+            for r in self._readable(rows)
         ]
+
+    def _readable(self, rows: list[Any]) -> list[Any]:
+        """``rows`` whose metadata is a JSON object; the others are named in ``unreadable``."""
+        good, bad = [], []
+        for row in rows:
+            if isinstance(row[2], dict):
+                good.append(row)
+            else:
+                bad.append(
+                    f"document {row[0]!r} in table {self.table_name} cannot be read: its metadata "
+                    f"is {type(row[2]).__name__}, not a JSON object (fix or delete the row)"
+                )
+        self.unreadable = bad
+        return good
 
     def _delete(self, ids: list[str]) -> None:
         if ids and self._exists():
@@ -136,7 +170,7 @@ class PgVectorStore(VectorStore):
         rows = self._conn.execute(
             f"select id, text, metadata from {self.table_name} order by seq"
         ).fetchall()
-        return iter([(r[0], Document(text=r[1], metadata=r[2])) for r in rows])
+        return iter([(r[0], Document(text=r[1], metadata=r[2])) for r in self._readable(rows)])
 
     def close(self) -> None:
         self._conn.close()

@@ -6,6 +6,11 @@ is given; the key is ``api_key`` or ``PINECONE_API_KEY``. Each document is a
 vector whose metadata holds the text (``_text``), the full metadata as JSON
 (``_meta``) and the scalar metadata keys themselves, so filters run in
 Pinecone (``$eq`` / ``$in``). Upserts go in batches of 100.
+
+Remote only: Pinecone applies each batch whole; durability, concurrent writers
+and damaged data are the service's, so the local storage suite (kill -9, two
+writer processes, damaged files) does not cover this store (see the security
+page).
 """
 
 from __future__ import annotations

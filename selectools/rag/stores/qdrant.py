@@ -5,18 +5,31 @@ Give it a server ``url`` (and ``api_key`` for Qdrant Cloud), a ready
 real client in local mode, no server), or ``location``/``path`` in
 ``qdrant_kwargs``. The collection is created (cosine distance) on the first
 add. Metadata is stored as payload under ``metadata``, so filters run in Qdrant.
+
+Local mode on a folder (``path=``) serves one process at a time (the client
+locks the folder and keeps every point in memory). The store holds the
+folder's lock file while it is open, so a store over the same folder in
+another process waits up to ``lock_timeout`` seconds for it to be closed
+(:meth:`close`), then raises :class:`~selectools.rag.VectorStoreInUseError`
+(a Qdrant client outside selectools holding it gives the same error). A folder
+the client cannot read (damaged files) is a
+:class:`~selectools.rag.DocumentLoadError` naming it. For several processes,
+run a Qdrant server.
 """
 
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...stability import beta
 from ..document import Document, SearchResult
-from ..errors import require_extra
+from ..errors import DocumentLoadError, VectorStoreInUseError, require_extra
 from ..vector_store import VectorStore
+from ._files import FolderHold, hold_folder
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy
@@ -24,6 +37,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...embeddings.provider import EmbeddingProvider
 
 __all__ = ["QdrantVectorStore"]
+
+_SHARE = "run a Qdrant server and pass url= to share the collection between processes"
 
 
 @beta
@@ -42,14 +57,20 @@ class QdrantVectorStore(VectorStore):
         *,
         client: Any = None,
         dimension: int | None = None,
+        lock_timeout: float = 30.0,
         **qdrant_kwargs: Any,
     ) -> None:
         qdrant_client = require_extra("qdrant_client", "rag", "QdrantVectorStore")
         self._models = qdrant_client.models
         super().__init__(embedder, dimension)
         self.collection_name = collection_name
+        self._hold: FolderHold | None = None
         if client is None:
-            if "location" in qdrant_kwargs or "path" in qdrant_kwargs:
+            if qdrant_kwargs.get("path") is not None:
+                client = self._open_folder(
+                    qdrant_client, Path(qdrant_kwargs["path"]), lock_timeout, qdrant_kwargs
+                )
+            elif "location" in qdrant_kwargs or "path" in qdrant_kwargs:
                 client = qdrant_client.QdrantClient(**qdrant_kwargs)
             else:
                 client = qdrant_client.QdrantClient(
@@ -68,6 +89,31 @@ class QdrantVectorStore(VectorStore):
                 )
             self.dimension = int(size)
             self._seq = itertools.count(self._count())
+
+    def _open_folder(
+        self, qdrant_client: Any, folder: Path, timeout: float, kwargs: dict[str, Any]
+    ) -> Any:
+        """The local-mode client over ``folder``, held for this store's lifetime."""
+        self._hold = hold_folder(self, folder, timeout, _SHARE)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                return qdrant_client.QdrantClient(**kwargs)
+            except RuntimeError as exc:  # the client's own folder lock, held outside selectools
+                if "already accessed" not in str(exc):
+                    self._hold.release()
+                    raise DocumentLoadError(str(folder), f"Qdrant cannot open it ({exc})") from None
+                if time.monotonic() >= deadline:
+                    self._hold.release()
+                    raise VectorStoreInUseError(str(folder), timeout, _SHARE) from None
+                time.sleep(0.1)
+            except Exception as exc:  # the client's errors for files it cannot read
+                self._hold.release()
+                raise DocumentLoadError(
+                    str(folder),
+                    f"Qdrant cannot read this folder ({type(exc).__name__}: {exc}); restore it "
+                    "from a backup, or delete it and add the documents again",
+                ) from None
 
     def _ensure_collection(self) -> None:
         if not self.client.collection_exists(self.collection_name):
@@ -169,4 +215,7 @@ class QdrantVectorStore(VectorStore):
         )
 
     def close(self) -> None:
+        """Release the client (and the folder in local mode: another process can open it)."""
         self.client.close()
+        if self._hold is not None:
+            self._hold.release()

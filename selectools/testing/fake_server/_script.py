@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 _WORD = re.compile(r"\S+\s*|\s+")
-_FAULT_KINDS = ("status", "reset", "stall", "malformed", "truncate")
+_FAULT_KINDS = ("status", "reset", "stall", "malformed", "truncate", "drip")
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,14 @@ class Fault:
     def stall(cls, seconds: float, after_chunks: int | None = None) -> Fault:
         """Go silent for ``seconds`` (pick more than the client's timeout)."""
         return cls("stall", seconds=seconds, after_chunks=after_chunks)
+
+    @classmethod
+    def drip_headers(cls, interval: float = 0.2) -> Fault:
+        """Send the status line and headers one byte every ``interval`` seconds (minutes in all).
+
+        No single read waits long, so only a total deadline on the response ends it.
+        """
+        return cls("drip", seconds=interval)
 
     @classmethod
     def malformed_json(cls, after_chunks: int | None = None) -> Fault:

@@ -313,6 +313,18 @@ class FakeLLMServer:
         else:
             self._chat(h, route, record)
 
+    def _drip_headers(self, h: _Handler, interval: float) -> None:
+        """A status line and headers, a byte at a time, then the connection closed."""
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nX-Drip: "
+        h.close_connection = True
+        try:
+            for byte in head + b"." * 4000 + b"\r\n\r\n":
+                if self._pause(h, interval):
+                    return
+                h.wfile.write(bytes([byte]))
+        except OSError:  # the client gave up
+            pass
+
     def _pause(self, h: _Handler, seconds: float) -> bool:
         """Wait ``seconds``; True (and the connection dropped) if the server closes meanwhile."""
         if self._closing.wait(seconds):
@@ -389,6 +401,9 @@ class FakeLLMServer:
         if fault.kind == "stall":
             # a pause, then the normal reply (if the client is still there)
             return self._pause(h, fault.seconds)
+        if fault.kind == "drip":
+            self._drip_headers(h, fault.seconds)
+            return True
         if fault.kind == "malformed" and not stream:
             send_raw(h, 200, b'{"id": "broken", "choices": [{"message": {"content": "unterm')
             return True
