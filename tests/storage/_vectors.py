@@ -27,8 +27,11 @@ import numpy
 SIZE = 200
 DIMENSION = 32
 KEYS = ("k0", "k1", "k2")
-#: vector store backends over real engines (not SQLite or in-memory: see test_other_stores)
-BACKENDS = ("faiss", "chroma", "qdrant", "pgvector")
+#: vector stores a child process can reopen: the in-memory one saved to a folder, and real engines
+#: (SQLite: see test_other_stores)
+BACKENDS = ("memory", "faiss", "chroma", "qdrant", "pgvector")
+#: the stores whose folder holds what ``save`` wrote (each write saves)
+SAVED = ("memory", "faiss")
 
 
 def vector(version: int) -> list[float]:
@@ -40,6 +43,12 @@ def text_of(key: str, version: int) -> str:
 
 
 def open_store(backend: str, location: str) -> Any:
+    if backend == "memory":
+        from selectools.rag import InMemoryVectorStore
+
+        if (Path(location) / "documents.json").exists():
+            return InMemoryVectorStore.load(location)
+        return InMemoryVectorStore(dimension=DIMENSION)
     if backend == "faiss":
         from selectools.rag.stores import FAISSVectorStore
 
@@ -67,7 +76,7 @@ def write(store: Any, backend: str, location: str, key: str, version: int) -> No
 
     metadata = {"key": key, "v": version, "pad": f"{key}:{version}:" + "y" * SIZE}
     store.add_documents([Document(text_of(key, version), metadata)], embeddings=[vector(version)])
-    if backend == "faiss":
+    if backend in SAVED:
         store.save(location)
 
 

@@ -41,7 +41,7 @@ def location(request, tmp_path) -> str:
 def _prepare(backend: str, location: str) -> None:
     """Create the store once, as an application would before its workers start."""
     store = vectors.open_store(backend, location)
-    if backend == "faiss":
+    if backend in vectors.SAVED:
         store.save(location)
     vectors.close(store)
 
@@ -215,15 +215,15 @@ def test_a_faiss_index_that_does_not_match_its_documents_is_a_clear_error(tmp_pa
     assert "restore the folder from a backup" in str(caught.value)
 
 
-@pytest.mark.parametrize("damage", ["index", "documents"])
-def test_a_damaged_faiss_file_is_named(damage, tmp_path):
+@pytest.mark.parametrize("backend", vectors.SAVED)
+@pytest.mark.parametrize("damage", ["vectors", "documents"])
+def test_a_damaged_saved_file_is_named(backend, damage, tmp_path):
     from selectools.rag import DocumentLoadError
-    from selectools.rag.stores import FAISSVectorStore
 
     folder = tmp_path / "saved"
-    _filled("faiss", str(folder))
-    if damage == "index":
-        (path,) = folder.glob("index-*.faiss")
+    _filled(backend, str(folder))
+    if damage == "vectors":
+        (path,) = folder.glob("index-*.faiss" if backend == "faiss" else "vectors-*.npy")
         data = bytearray(path.read_bytes())
         data[-40:-8] = bytes(32)  # same size, some vector bytes zeroed
         path.write_bytes(bytes(data))
@@ -233,8 +233,30 @@ def test_a_damaged_faiss_file_is_named(damage, tmp_path):
         path.write_text(path.read_text()[:60])
         expected = "not a saved store"
     with pytest.raises(DocumentLoadError, match=expected) as caught:
-        FAISSVectorStore.load(folder)
+        vectors.open_store(backend, str(folder))
     assert str(path) in str(caught.value)
+
+
+def test_a_memory_folder_from_before_checksums_still_loads(tmp_path):
+    import numpy
+
+    from selectools.rag import Document, InMemoryVectorStore
+
+    store = InMemoryVectorStore(dimension=vectors.DIMENSION)
+    store.add_documents(
+        [Document("a"), Document("b")], embeddings=[vectors.vector(1), vectors.vector(2)]
+    )
+    store.save(tmp_path / "new")
+    old = tmp_path / "old"  # the layout saves had before: vectors.npy, no generation or checksum
+    old.mkdir()
+    (vectors_file,) = (tmp_path / "new").glob("vectors-*.npy")
+    numpy.save(old / "vectors.npy", numpy.load(vectors_file))
+    payload = json.loads((tmp_path / "new" / "documents.json").read_text())
+    for key in ("generation", "vectors_file", "vectors_sha256"):
+        payload.pop(key, None)
+    (old / "documents.json").write_text(json.dumps(payload))
+    loaded = InMemoryVectorStore.load(old)
+    assert [hit.document.text for hit in loaded.search(vectors.vector(2), top_k=1)] == ["b"]
 
 
 @pytest.mark.parametrize("backend", ["chroma", "qdrant"])

@@ -89,3 +89,18 @@ def load_documents(path: Path) -> tuple[list[str], list[Document], dict[str, Any
     ids = [row["id"] for row in rows]
     docs = [Document(text=row["text"], metadata=row["metadata"]) for row in rows]
     return ids, docs, payload
+
+
+def saved_generation(documents: Path) -> str | None:
+    """The generation a folder's ``documents.json`` names ("" before saves had one; None: none).
+
+    A store that saves by generations compares it with the one it loaded to see
+    whether another process saved the folder meanwhile.
+    """
+    try:
+        payload = json.loads(documents.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        return ""  # damaged: reading it again (to merge) names the problem
+    return str(payload.get("generation", "")) if isinstance(payload, dict) else ""

@@ -32,7 +32,7 @@ from ...stability import beta
 from ..document import Document, SearchResult
 from ..errors import DocumentLoadError, require_extra
 from ..vector_store import VectorStore, matches_filter
-from ._files import dump_documents, load_documents
+from ._files import dump_documents, load_documents, saved_generation
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy
@@ -162,7 +162,7 @@ class FAISSVectorStore(VectorStore):
         folder = Path(path)
         folder.mkdir(parents=True, exist_ok=True)
         with self._lock, file_lock(folder / _LOCK):
-            on_disk = _generation(folder)
+            on_disk = saved_generation(folder / _DOCUMENTS)
             if on_disk is not None and self._origin is not None:
                 origin, generation = self._origin
                 if origin == folder.resolve() and generation != on_disk:
@@ -279,16 +279,3 @@ class FAISSVectorStore(VectorStore):
             store._label_of[id_] = label
         store._origin = (folder.resolve(), str(extra.get("generation", "")))
         return store
-
-
-def _generation(folder: Path) -> str | None:
-    """The generation of the store saved in ``folder`` ("" before saves had one; None: none)."""
-    import json
-
-    try:
-        payload = json.loads((folder / _DOCUMENTS).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError):
-        return ""  # damaged: reading it again (to merge) names the problem
-    return str(payload.get("generation", "")) if isinstance(payload, dict) else ""

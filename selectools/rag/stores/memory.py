@@ -1,20 +1,31 @@
 """``InMemoryVectorStore``: a numpy matrix searched exactly (one matrix-vector product).
 
 Fast for up to a few hundred thousand vectors; ``save(path)``/``load(path)``
-keep it across sessions (``documents.json`` + ``vectors.npy`` in a folder).
+keep it across sessions in a folder: ``vectors-<generation>.npy``, then
+``documents.json`` naming that file with its SHA-256, replaced last and
+atomically, so a process killed during ``save`` leaves the previous pair or the
+new one, never vectors that do not belong to their documents. ``save`` and
+``load`` hold the folder's lock file across processes, and a store saved back to
+the folder it came from replays its adds, deletes and clears onto what other
+processes saved there meanwhile (two processes adding lose nothing); saving to
+another folder replaces what is there. A damaged or mismatched file is a
+:class:`~selectools.rag.DocumentLoadError` naming it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..._storage import atomic_write_bytes
+from ..._storage import atomic_write_bytes, file_lock, remove_orphans
 from ..document import Document, SearchResult
+from ..errors import DocumentLoadError
 from ..vector_store import VectorStore, top_hits
-from ._files import dump_documents, load_documents
+from ._files import dump_documents, load_documents, saved_generation
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy
@@ -22,6 +33,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...embeddings.provider import EmbeddingProvider
 
 __all__ = ["InMemoryVectorStore"]
+
+_DOCUMENTS = "documents.json"
+_LOCK = ".selectools-memory.lock"
+_REBUILD = "restore the folder from a backup, or add the documents to a new store and save it"
 
 
 class InMemoryVectorStore(VectorStore):
@@ -45,6 +60,12 @@ class InMemoryVectorStore(VectorStore):
         self._docs: list[Document] = []
         self._blocks: list[numpy.ndarray] = []
         self._matrix: numpy.ndarray | None = None
+        #: the folder this store was loaded from or last saved to, and its generation then
+        self._origin: tuple[Path, str] | None = None
+        #: changes since then, replayed onto the folder if another process saved meanwhile
+        self._added: dict[str, tuple[Document, numpy.ndarray]] = {}
+        self._deleted: set[str] = set()
+        self._cleared = False
 
     def _vectors(self) -> numpy.ndarray:
         import numpy
@@ -61,6 +82,10 @@ class InMemoryVectorStore(VectorStore):
         self._ids.extend(ids)
         self._docs.extend(Document(text=d.text, metadata=dict(d.metadata)) for d in documents)
         self._blocks.append(vectors)
+        if ids:
+            for id_, doc, vector in zip(ids, self._docs[-len(ids) :], vectors, strict=True):
+                self._added[id_] = (doc, vector)
+                self._deleted.discard(id_)
 
     def _search(
         self, vector: numpy.ndarray, top_k: int, filter: dict[str, Any] | None
@@ -74,6 +99,9 @@ class InMemoryVectorStore(VectorStore):
         import numpy
 
         gone = set(ids)
+        for id_ in gone:
+            self._added.pop(id_, None)
+        self._deleted |= gone
         keep = [i for i, id_ in enumerate(self._ids) if id_ not in gone]
         if len(keep) == len(self._ids):
             return
@@ -84,6 +112,9 @@ class InMemoryVectorStore(VectorStore):
 
     def _clear(self) -> None:
         self._ids, self._docs, self._blocks, self._matrix = [], [], [], None
+        self._added.clear()
+        self._deleted.clear()
+        self._cleared = True
 
     def _count(self) -> int:
         return len(self._ids)
@@ -92,31 +123,109 @@ class InMemoryVectorStore(VectorStore):
         return iter(list(zip(self._ids, self._docs, strict=True)))
 
     def save(self, path: str | Path) -> None:
-        """Write the store to the folder ``path`` (documents.json + vectors.npy, each atomically)."""
+        """Write the store to the folder ``path`` (see the module docstring)."""
+        folder = Path(path)
+        folder.mkdir(parents=True, exist_ok=True)
+        with self._lock, file_lock(folder / _LOCK):
+            on_disk = saved_generation(folder / _DOCUMENTS)
+            if on_disk is not None and self._origin is not None:
+                origin, generation = self._origin
+                if origin == folder.resolve() and generation != on_disk:
+                    self._replay_onto(type(self)._read(folder, self.embedder))
+            self._write(folder)
+
+    def _replay_onto(self, current: InMemoryVectorStore) -> None:
+        """Adopt ``current`` (the folder as saved elsewhere) with this store's changes on top."""
         import numpy
 
-        folder = Path(path)
-        with self._lock:
-            buffer = io.BytesIO()
-            numpy.save(buffer, self._vectors())
-            atomic_write_bytes(folder / "vectors.npy", buffer.getvalue())
-            atomic_write_bytes(
-                folder / "documents.json",
-                dump_documents(
-                    self._ids, self._docs, {"kind": self.kind, "dimension": self.dimension}
-                ),
+        if self._cleared:
+            current._clear()
+        current._delete(sorted(self._deleted))
+        have = set(current._ids)
+        added = [(i, d, v) for i, (d, v) in self._added.items() if i not in have]
+        if added:
+            current._add(
+                [i for i, _, _ in added],
+                [d for _, d, _ in added],
+                numpy.stack([v for _, _, v in added]).astype(numpy.float32),
             )
+        self.dimension = self.dimension or current.dimension
+        self._ids, self._docs = current._ids, current._docs
+        self._matrix, self._blocks = current._vectors(), []
+
+    def _write(self, folder: Path) -> None:
+        import numpy
+
+        generation = uuid.uuid4().hex
+        buffer = io.BytesIO()
+        numpy.save(buffer, self._vectors())
+        data = buffer.getvalue()
+        name = f"vectors-{generation}.npy"
+        atomic_write_bytes(folder / name, data)
+        extra = {
+            "kind": self.kind,
+            "dimension": self.dimension,
+            "generation": generation,
+            "vectors_file": name,
+            "vectors_sha256": hashlib.sha256(data).hexdigest(),
+        }
+        atomic_write_bytes(folder / _DOCUMENTS, dump_documents(self._ids, self._docs, extra))
+        for stale in folder.glob("vectors*.npy"):
+            if stale.name != name:
+                stale.unlink(missing_ok=True)
+        remove_orphans(folder, ".npy")
+        remove_orphans(folder, ".json")
+        self._origin = (folder.resolve(), generation)
+        self._added.clear()
+        self._deleted.clear()
+        self._cleared = False
 
     @classmethod
     def load(
         cls, path: str | Path, embedder: EmbeddingProvider | None = None
     ) -> InMemoryVectorStore:
+        """A store saved with :meth:`save`, ready to search, add to and save again."""
+        folder = Path(path)
+        if not folder.is_dir():
+            return cls._read(folder, embedder)  # the error names what is missing
+        with file_lock(folder / _LOCK):
+            return cls._read(folder, embedder)
+
+    @classmethod
+    def _read(cls, folder: Path, embedder: EmbeddingProvider | None) -> InMemoryVectorStore:
         import numpy
 
-        folder = Path(path)
-        ids, docs, extra = load_documents(folder / "documents.json")
+        ids, docs, extra = load_documents(folder / _DOCUMENTS)
         store = cls(embedder=embedder, dimension=extra.get("dimension"))
-        matrix = numpy.load(folder / "vectors.npy")
+        vectors_path = folder / str(extra.get("vectors_file", "vectors.npy"))  # older saves' name
+        try:
+            data = vectors_path.read_bytes()
+        except OSError as exc:
+            raise DocumentLoadError(
+                str(vectors_path), f"the vectors file is missing ({exc}); {_REBUILD}"
+            ) from None
+        expected = extra.get("vectors_sha256")
+        if expected is not None and hashlib.sha256(data).hexdigest() != expected:
+            raise DocumentLoadError(
+                str(vectors_path),
+                f"the vectors file is damaged (its checksum does not match {_DOCUMENTS}); "
+                + _REBUILD,
+            )
+        try:
+            matrix = numpy.load(io.BytesIO(data), allow_pickle=False)
+        except (ValueError, OSError, EOFError) as exc:
+            raise DocumentLoadError(
+                str(vectors_path), f"not a numpy array ({exc}); {_REBUILD}"
+            ) from None
+        rows = matrix.shape[0] if matrix.ndim == 2 else -1
+        if rows != len(ids) or (len(ids) and store.dimension not in (None, matrix.shape[1])):
+            raise DocumentLoadError(
+                str(vectors_path),
+                f"the file holds vectors of shape {matrix.shape}, but {_DOCUMENTS} lists "
+                f"{len(ids)} documents of dimension {store.dimension}; {_REBUILD}",
+            )
         if len(ids):
             store._add(ids, docs, matrix.astype(numpy.float32))
+        store._added.clear()
+        store._origin = (folder.resolve(), str(extra.get("generation", "")))
         return store
