@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-#: backends per store protocol (the conformance suites parametrise over these)
+#: backends per store protocol (the conformance suites parametrise over these; vector stores:
+#: tests/storage/_vectors.py)
 BACKENDS: dict[str, tuple[str, ...]] = {
     "sessions": ("json", "sqlite", "redis"),
     "checkpoints": ("file", "sqlite", "postgres"),
@@ -20,11 +21,7 @@ BACKENDS: dict[str, tuple[str, ...]] = {
     "snapshots": ("file",),
     "audit": ("file",),
     "traces": ("jsonl", "sqlite"),
-    "vectors": ("memory-files", "sqlite"),
 }
-
-#: backends whose data lives in local files (killed at least 30 times each)
-LOCAL = {"json", "sqlite", "file", "jsonl", "memory-files"}
 
 
 def open_store(protocol: str, backend: str, location: str) -> Any:
