@@ -163,7 +163,12 @@ def create_builder_app(
     async def login_page(request: Request) -> Response:
         if (signed := token_in_url(request)) is not None:
             return signed
-        return Response(static_text("login.html"), media_type="text/html", headers=page_csp)
+        page = static_text("login.html")
+        if github is not None:  # the second way in, offered only when it is configured
+            page = page.replace(
+                "<!--github-->", '<a id="github" href="/auth/github">Sign in with GitHub</a>'
+            )
+        return Response(page, media_type="text/html", headers=page_csp)
 
     async def login(request: Request) -> Response:
         try:

@@ -344,6 +344,8 @@ def test_github_sign_in(monkeypatch, allowed):
         monkeypatch.setenv("SELECTOOLS_GITHUB_API_URL", github.url)
         with serve_in_background(create_builder_app(provider=LocalProvider())) as builder:
             browser = httpx.Client(base_url=builder.url)
+            sign_in = browser.get("/login").text  # the page offers GitHub when it is configured
+            assert '<a id="github" href="/auth/github">Sign in with GitHub</a>' in sign_in
             start = browser.get("/auth/github")
             assert start.status_code == 303
             location = httpx.URL(start.headers["location"])
@@ -366,6 +368,12 @@ def test_github_sign_in(monkeypatch, allowed):
                 assert done.status_code == 403 and "not allowed" in done.json()["error"]["message"]
                 assert browser.get("/builder/api/health").status_code == 401
             browser.close()
+
+
+def test_the_sign_in_page_offers_github_only_when_it_is_configured(monkeypatch):
+    monkeypatch.delenv("GITHUB_CLIENT_ID", raising=False)
+    with serve_in_background(create_builder_app(provider=LocalProvider())) as builder:
+        assert "/auth/github" not in httpx.get(f"{builder.url}/login").text
 
 
 def test_the_documented_uvicorn_factory_line_serves_the_builder(tmp_path):
