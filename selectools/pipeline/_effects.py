@@ -77,11 +77,21 @@ async def perform_async(effect: Any) -> Any:
     if kind is RunAgent:
         return await effect.agent.arun(effect.prompt)
     if kind is Together:
-        import asyncio
-
-        return list(
-            await asyncio.gather(
-                *(drive_async(p, perform_async, catch=Exception) for p in effect.programs)
-            )
-        )
+        return await _together(effect.programs)
     raise TypeError(f"unknown pipeline effect {effect!r}")
+
+
+async def _together(programs: Any) -> list[Any]:
+    """The branches' results, gathered; the first failure cancels the others (as ``run`` stops)."""
+    import asyncio
+
+    tasks = [
+        asyncio.ensure_future(drive_async(p, perform_async, catch=Exception)) for p in programs
+    ]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise

@@ -212,6 +212,30 @@ def test_parallel_runs_every_step_on_the_same_input() -> None:
     assert [e["step"] for e in group["steps"]] == ["clean", "shout", "title"]
 
 
+def test_a_failing_parallel_branch_stops_its_siblings_in_arun_as_in_run() -> None:
+    # run stops at the first failing branch; arun must not leave the others running behind it
+    finished: list[str] = []
+
+    async def fails(x: str) -> str:
+        await asyncio.sleep(0.01)
+        raise ValueError("branch a failed")
+
+    async def slow(x: str) -> str:
+        await asyncio.sleep(0.3)
+        finished.append("b")
+        return x
+
+    group = parallel(step(fails, name="a"), step(slow, name="b"))
+
+    async def main() -> None:
+        with pytest.raises(ValueError, match="branch a failed"):
+            await Pipeline([group]).arun("x")
+        await asyncio.sleep(0.6)  # long past the slow branch's end, had it kept running
+
+    asyncio.run(main())
+    assert finished == []
+
+
 def test_parallel_rejects_duplicate_names_and_no_steps() -> None:
     with pytest.raises(PipelineError, match="repeated: \\['clean'\\]"):
         parallel(clean, clean)
