@@ -123,6 +123,13 @@ def _extract(
     request = memory.extraction_request(text)
     if not request.model:
         request = replace(request, model=side_model(memory.provider, None, ctx.provider, ctx.model))
+    if request.timeout is None:  # the memory built it: it gets this run's limits as any call does
+        request = replace(
+            request,
+            timeout=ctx.timeout_for(ctx.config.request_timeout),
+            timeout_is_default=True,
+            deadline=ctx.deadline,
+        )
     what = phase.replace("_", " ")
     try:
         message, _usage = yield from ask_in_run(ctx, memory.provider, request)

@@ -285,3 +285,22 @@ def test_the_timeout_holds_for_a_non_streamed_body_that_drips(
     assert elapsed < 10, f"{entry}: timeout=1 ran {elapsed:.1f}s on a dripping body"
     assert result.stop_reason == "provider_error"
     assert "timed out after 1s" in str(result.error)
+
+
+def test_a_memory_extraction_call_keeps_the_agents_request_timeout(
+    fresh_server: FakeLLMServer,
+) -> None:
+    # the extraction request is built by the memory, not the run: it must still get the run's limits
+    from selectools.entity_memory import EntityMemory
+
+    fresh_server.add(Fault.stall(STALL))
+    memory = EntityMemory(provider=make_provider("openai", fresh_server), extraction_model="tiny")
+    agent = Agent(
+        provider=ScriptedProvider(["hello"]),
+        config=AgentConfig(entity_memory=memory, request_timeout=1.0, max_retries=0),
+    )
+    started = time.monotonic()
+    result = agent.run("Alice met Bob in Paris")
+    elapsed = time.monotonic() - started
+    assert elapsed < 10, f"the extraction call ran {elapsed:.1f}s past request_timeout=1"
+    assert result.content == "hello"  # extraction fails open: the answer stands
