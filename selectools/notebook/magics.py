@@ -332,7 +332,7 @@ class SelectoolsMagics(Magics):
                 cell,
                 self._namespace,
                 ToolOptions(**options),
-                filename=compiler.cache(cell, self._shell.execution_count),
+                filename=compiler.cache(cell, self._cell_number() or self._shell.execution_count),
                 flags=compiler.flags,
             )
         for made in tools:

@@ -92,8 +92,11 @@ def save(page: Any, path: Path, done: Any) -> Any:
     return nbformat.read(path, as_version=4)
 
 
-def reopen_without_kernel(server: Any, browser: Any, name: str) -> Any:
-    """Shut the kernels down and open the saved ``name`` in JupyterLab with **No Kernel**.
+def reopen_without_kernel(server: Any, browser: Any, name: str, path: str = "") -> Any:
+    """Shut the kernels down and open the saved ``name`` with **No Kernel**.
+
+    ``path`` is its URL (default JupyterLab's ``lab/tree/NAME``; Notebook 7's is
+    ``notebooks/NAME``).
 
     The notebook's kernelspec is swapped for one the server lacks (with no
     language to fall back on), so JupyterLab asks which kernel to start; the test
@@ -103,16 +106,16 @@ def reopen_without_kernel(server: Any, browser: Any, name: str) -> Any:
     Returns the page, after checking that no kernel runs.
     """
     server.stop_kernels()
-    path = server.work / name
-    notebook = nbformat.read(path, as_version=4)
+    saved = server.work / name
+    notebook = nbformat.read(saved, as_version=4)
     notary = NotebookNotary(data_dir=str(server.work.parent / "data"))
     assert notary.check_signature(notebook), "JupyterLab saved the notebook as trusted"
     notebook.metadata["kernelspec"] = {"name": "selectools-absent", "display_name": "absent"}
     notebook.metadata.pop("language_info", None)
     notary.sign(notebook)
-    nbformat.write(notebook, path)
+    nbformat.write(notebook, saved)
     page = browser.new_page(viewport={"width": 1200, "height": 1000})
-    page.goto(server.url(f"lab/tree/{name}?reset"))
+    page.goto(server.url(path or f"lab/tree/{name}?reset"))
     dialog = page.locator(".jp-Dialog").filter(has_text="Select Kernel")
     dialog.wait_for(timeout=60_000)
     dialog.locator("select").select_option(label="No Kernel")

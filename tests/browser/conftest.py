@@ -107,7 +107,11 @@ def _serve(home: Path, app: str, theme: str | None = None) -> Iterator[Server]:
         yield Server(base, token, dirs["work"])
     finally:
         server.terminate()
-        server.wait(timeout=20)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:  # a loaded machine: never leave the server behind
+            server.kill()
+            server.wait(timeout=20)
         log.close()
 
 

@@ -152,7 +152,7 @@ def test_formats_and_mistakes(executed):
     assert markdown["text/markdown"].startswith("| product | price |")
     as_json = nb.cells[_index(nb, "%agent --format json")].outputs[-1].data
     assert as_json["application/json"] == {"laptop": 999.0, "phone": 699.0, "tablet": 449.0}
-    typo = nb.cells[_index(nb, "%%agent --modle")].outputs
+    typo = nb.cells[_index(nb, 'show_mistake("""%%agent --modle')].outputs
     assert [o.name for o in typo] == ["stderr"]
     lines = typo[0].text.strip().splitlines()
     assert len(lines) == 1 and "did you mean --model?" in lines[0]

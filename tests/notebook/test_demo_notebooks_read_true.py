@@ -3,7 +3,8 @@
 nbval reads cell tags (``nbval-check-output``, ``nbval-ignore-output``, ...), so the
 demo code carries no ``# NBVAL_*`` comments; code lines fit a cell without being cut;
 the toolbox, memory and observability notebooks show runs with the package's views;
-and ``serve.ipynb`` leaves both of its playgrounds live after Run All.
+``serve.ipynb`` leaves both of its playgrounds live after Run All; and every notebook
+runs through Run All with no error (a cell tagged ``raises-exception`` would stop it).
 """
 
 from __future__ import annotations
@@ -99,3 +100,23 @@ def test_serve_notebook_leaves_its_playgrounds_live_after_run_all():
             assert len(frames) == 2, frames  # the handle's playground and the magic's
             for src in frames:
                 assert _live(src.replace("&amp;", "&")) == 200, src
+
+
+@pytest.mark.kernel
+@pytest.mark.slow
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_run_all_finishes_with_no_error_output(path):
+    """As JupyterLab's Run All: any failing cell stops it, whatever its tags say."""
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:  # nbclient would let a tagged cell fail; Run All does not
+        cell.metadata["tags"] = []
+    with checkout_on_path():
+        NotebookClient(
+            nb,
+            timeout=120,
+            kernel_name="python3",
+            allow_errors=False,
+            resources={"metadata": {"path": str(path.parent)}},
+        ).execute()  # raises CellExecutionError at the first cell whose reply is an error
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]

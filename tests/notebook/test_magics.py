@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import linecache
 import subprocess
 import sys
+import traceback
 from pathlib import Path
 
 import pytest
@@ -202,6 +204,19 @@ def test_tool_cell_defines_tools_that_replace_the_functions(shell):
     shown = final_outputs(shell)
     assert len(shown) == 1 and "Tool get_price(product: str)" in shown[0]["data"]["text/plain"]
     assert isinstance(Agent(tools=[get_price]), Agent)
+
+
+def test_a_tool_cells_traceback_names_its_own_cell(shell):
+    """IPython 9 advances execution_count before the cell runs: the source is cached under In [n]."""
+    ran = shell.run_cell("%%tool\n" + PRICE_CELL, store_history=True)
+    assert ran.success
+    shell.run_cell("1 + 1", store_history=True)  # another cell between the definition and the call
+    failed = shell.run_cell('get_price.function("tablet")', store_history=True)
+    assert isinstance(failed.error_in_exec, KeyError)
+    frames = [frame.filename for frame in traceback.extract_tb(failed.error_in_exec.__traceback__)]
+    tool_frame = frames[-1]
+    assert shell.compile.format_code_name(tool_frame) == ("Cell", f"In[{ran.execution_count}]")
+    assert 'return f"${PRICES[product]}"' in "".join(linecache.getlines(tool_frame))
 
 
 def test_rerunning_a_tool_cell_replaces_the_tool(shell):
