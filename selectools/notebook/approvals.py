@@ -134,7 +134,7 @@ class NotebookApprover:
             return True
         if rule == "deny":
             request.deny(
-                f"approval=deny: calls needing review are denied in this notebook "
+                f"calls needing review are denied in this notebook "
                 f"(%selectools approval.{request.tool_name}=allow runs them)",
                 by="rule: approval=deny",
             )

@@ -296,3 +296,6 @@ def test_selectools_approval_settings_and_the_agent_magic(shell, monkeypatch):
         ("remove", "allow", "rule: approval=allow"),
         ("wipe", "deny", "rule: approval=deny"),
     ]
+    # the row reads "denied by rule: approval=deny: <reason>": the reason must not name the rule again
+    (denied,) = [d for d in approvals_meta if d["decision"] == "deny"]
+    assert not denied.get("reason", "").startswith("approval=deny"), denied
