@@ -1,6 +1,7 @@
 """How cost grows: each core operation at three sizes, its growth measured and checked.
 
-Times are this process's CPU time (every operation runs on one thread), so
+Times are this process's CPU time (every operation runs on one thread: numpy's
+and FAISS's thread pools are set to one), so
 other work on a shared machine does not inflate them; the Redis and pgvector rows
 use wall time, since their work happens in the server. For every operation the
 time at the smallest size is the reference (1.00x) and
@@ -16,18 +17,20 @@ what the operation should cost:
 - loading one session from SQLite holding 100 / 1,000 / 10,000 sessions: constant;
 - loading one session from Redis holding 1,000 / 10,000 / 100,000 sessions: constant
   (a ``redis-server`` of its own, started in a temporary folder and stopped at the end);
-- the SQLite trace store holding 10,000 / 100,000 / 300,000 steps (traces of 10 steps;
-  1M steps take too long to build here): loading one run, and the newest 10 runs: constant;
+- the SQLite trace store holding 10,000 / 100,000 / 1,000,000 steps (traces of 10 steps):
+  loading one run, and the newest 10 runs: constant;
 - BM25 search over 1,000 / 10,000 / 100,000 chunks: linear (at most);
 - vector search (in-memory store, 64-d) over the same sizes: linear (at most), and over
-  10,000 / 100,000 / 300,000 chunks next to FAISS (flat index) and pgvector (exact scan, in an
-  embedded PostgreSQL; 10,000 / 30,000 / 100,000 chunks, since loading takes longer): linear;
+  10,000 / 100,000 / 1,000,000 chunks next to FAISS (flat index) and pgvector (exact scan, in
+  an embedded PostgreSQL; 10,000 / 30,000 / 100,000 chunks: loading a million rows takes
+  minutes here): linear;
 - the live view's render (one redraw of a run's transcript) with 10 / 1,000 / 10,000 steps,
   and the eval report view with 10 / 1,000 / 10,000 cases: linear.
 - an EvalSuite of 1,000 / 4,000 / 16,000 cases (no model latency): linear.
 
 A growth faster than expected (k more than 0.3 above it) is flagged with ``!``.
-Run: ``python benchmarks/bench_scaling.py [--quick]`` (``--quick``: smaller largest sizes).
+Run: ``python benchmarks/bench_scaling.py [--quick] [--only WORD ...]`` (``--quick``: smaller
+largest sizes; ``--only``: the rows whose name contains one of the words).
 """
 
 from __future__ import annotations
@@ -355,8 +358,12 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", nargs="*", help="rows whose name contains one of these words")
     args = parser.parse_args()
+    for pool in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        # one thread, set before numpy and FAISS load: their thread pools spin on a busy
+        # machine, and CPU time would count the spinning (10,000 chunks: 3.7 ms, not 0.3 ms)
+        os.environ[pool] = "1"
     q = args.quick
-    big = 30_000 if q else 300_000
+    big = 300_000 if q else 1_000_000
     operations: list[tuple[str, Setup, tuple[int, int, int], float, int, Callable[[], float]]] = [
         ("history, trimmed to 20", history(True), (1, 100, 10_000), 0.0, 7, CPU),
         ("history, kept whole", history(False), (1, 100, 10_000), 1.0, 5, CPU),
@@ -384,10 +391,15 @@ def main() -> None:
     ]
     print(f"load average {os.getloadavg()[0]:.2f}; time at each size as a ratio to the smallest")
     only = set(args.only or [])
+    measured: dict[str, list[float]] = {}
     with SERVICES:
         for row in operations:
             if not only or any(word.lower() in row[0].lower() for word in only):
-                report(*row)
+                measured[row[0]] = report(*row)
+    ours, faiss = measured.get("vector search: ours"), measured.get("vector search: FAISS")
+    if ours and faiss:
+        ratios = ", ".join(f"{o / f:.2f}x" for o, f in zip(ours, faiss, strict=True))
+        print(f"  our vector search / FAISS flat at the same three sizes: {ratios}")
 
 
 def report(
@@ -397,7 +409,7 @@ def report(
     expected: float,
     repeats: int,
     clock: Callable[[], float],
-) -> None:
+) -> list[float]:
     times = [timed(setup, size, repeats, clock) for size in sizes]
     k = math.log(times[2] / times[1]) / math.log(sizes[2] / sizes[1])
     flag = "!" if k > expected + 0.3 else " "
@@ -406,6 +418,7 @@ def report(
         f"{flag} {name:<24} {ratios}   ({times[0] * 1e3:.2f} ms at the smallest)  "
         f"k={k:.2f} {growth(k)} (expected {growth(expected)})"
     )
+    return times
 
 
 if __name__ == "__main__":
