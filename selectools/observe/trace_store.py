@@ -426,20 +426,28 @@ class SQLiteTraceStore(TraceStore):
             clauses.append("started_at <= ?")
             params.append(hi)
         where = f" where {' and '.join(clauses)}" if clauses else ""
-        sql = f"select run_id, body from traces{where} order by started_at"
+        # newest first when limited: reading stops once ``limit`` runs match, so the newest
+        # 10 of a million runs decode 10 rows, not a million
+        order = "desc" if limit else "asc"
+        sql = f"select run_id, body from traces{where} order by started_at {order}, rowid {order}"
+        traces: list[AgentTrace] = []
+        unreadable: list[str] = []
         with self._lock:
-            rows = self._conn.execute(sql, params).fetchall()
-        traces, unreadable = [], []
-        for stored_id, body in rows:
-            try:
-                traces.append(AgentTrace.from_dict(json.loads(body)))
-            except (ValueError, KeyError, TypeError, AttributeError) as exc:
-                unreadable.append(f"trace {stored_id!r} in {self.path} cannot be read: {exc}")
+            rows = self._conn.execute(sql, params)
+            for stored_id, body in rows:
+                try:
+                    trace = AgentTrace.from_dict(json.loads(body))
+                except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                    unreadable.append(f"trace {stored_id!r} in {self.path} cannot be read: {exc}")
+                    continue
+                # metadata is compared on the decoded values, as the other stores do
+                if not metadata or _matches(trace, None, None, None, metadata):
+                    traces.append(trace)
+                    if limit and len(traces) == limit:
+                        break
+            rows.close()
         self.unreadable = unreadable
-        if metadata:
-            # compared on the decoded values, as the other stores do
-            traces = [t for t in traces if _matches(t, None, None, None, metadata)]
-        return traces[-limit:] if limit else traces
+        return traces[::-1] if limit else traces
 
     def __len__(self) -> int:
         with self._lock:

@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 import threading
+import uuid
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -256,9 +257,16 @@ def alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_serve_with_two_workers_shares_sessions_and_stops(serve, tmp_path):
+@pytest.mark.parametrize("backend", ["sqlite", "redis"])
+def test_serve_with_two_workers_shares_sessions_and_stops(serve, tmp_path, request, backend):
+    """One conversation continues whichever worker takes each turn, with sessions in SQLite or Redis."""
     (tmp_path / "counting.py").write_text(COUNTING_AGENT)
-    server = serve("counting:agent", "--workers", "2", "--session-store", str(tmp_path / "s.db"))
+    if backend == "redis":
+        store = request.getfixturevalue("redis_server")  # a real redis-server, shared by the run
+    else:
+        store = str(tmp_path / "s.db")
+    session = f"s-{uuid.uuid4().hex}"  # the Redis server is shared: a name no other test uses
+    server = serve("counting:agent", "--workers", "2", "--session-store", store)
     assert "  (2 worker processes)" in server.banner
     workers: set[int] = set()
     for _ in range(100):  # uvicorn starts the workers after the banner
@@ -270,7 +278,9 @@ def test_serve_with_two_workers_shares_sessions_and_stops(serve, tmp_path):
     answered = set()
     for turn in range(1, 9):  # a new connection each time: any worker may take it
         reply = httpx.post(
-            f"{server.url}/invoke", json={"prompt": f"turn {turn}", "session_id": "s1"}, timeout=30
+            f"{server.url}/invoke",
+            json={"prompt": f"turn {turn}", "session_id": session},
+            timeout=30,
         )
         assert reply.status_code == 200, reply.text
         pid, _, rest = reply.json()["content"].partition(" ")

@@ -152,3 +152,32 @@ def test_sqlite_persists_across_connections(tmp_path):
 def test_bad_time_bound_is_a_clear_error():
     with pytest.raises(TypeError, match="since/until"):
         InMemoryTraceStore().query(since="yesterday")
+
+
+def test_sqlite_newest_runs_read_only_those_runs(tmp_path, monkeypatch):
+    """``query(limit=n)`` decodes the newest rows until it has n readable runs, not every run."""
+    import sqlite3
+
+    path = tmp_path / "t.db"
+    store = SQLiteTraceStore(path)
+    for i in range(50):
+        store.save(_trace(f"r{i}", 100.0 + i))
+    store.save(_trace("tie", 148.0))  # the same start as r48: both stay in the result
+    with sqlite3.connect(path) as conn:
+        conn.execute("update traces set body = '{' where run_id in ('r0', 'r47')")
+    decoded: list[str] = []
+    real = AgentTrace.from_dict
+
+    def counting(data):
+        decoded.append(data["run_id"])
+        return real(data)
+
+    monkeypatch.setattr(AgentTrace, "from_dict", staticmethod(counting))
+    newest = store.query(limit=4)
+    assert [t.run_id for t in newest] == ["r46", "r48", "tie", "r49"]  # oldest first
+    assert len(decoded) == 4  # r49, tie, r48, r46: none of the 45 older runs
+    assert len(store.unreadable) == 1 and "'r47'" in store.unreadable[0]  # r0 was never read
+    everything = store.query()
+    assert len(everything) == 49 and len(store.unreadable) == 2
+    assert [t.run_id for t in store.query(since=140.0, limit=2)] == ["tie", "r49"]
+    store.close()
