@@ -2,34 +2,14 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from selectools import Agent, AgentConfig
 from selectools.orchestration import AgentGraph, InterruptRequest
 from selectools.testing import ScriptedProvider
+from tests.view.test_graph_view import _demo, _status
 
 from .conftest import final_outputs
-
-
-def _status(svg: str) -> dict[str, str]:
-    return dict(re.findall(r'data-node="([^"]+)" data-status="([^"]+)"', svg))
-
-
-def _demo() -> AgentGraph:
-    g = AgentGraph(name="demo")
-    g.add_node("planner", lambda s: "plan")
-    g.add_node("a", lambda s: {"a": 1})
-    g.add_node("b", lambda s: {"b": 2})
-    g.add_parallel_nodes("team", ["a", "b"])
-    g.add_node("writer", lambda s: "text")
-    g.add_edge("planner", "team")
-    g.add_edge("team", "writer")
-    g.add_conditional_edge(
-        "writer", lambda s: "ok", path_map={"ok": AgentGraph.END, "again": "planner"}
-    )
-    return g
 
 
 def test_live_view_lights_nodes_from_graph_events_and_ends_in_a_static_render(shell):
