@@ -12,9 +12,9 @@ import json
 import threading
 import weakref
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
-from ..._storage import new_file_lock, try_acquire
+from ..._storage import file_lock, new_file_lock, try_acquire
 from ..document import Document
 from ..errors import DocumentLoadError, VectorStoreInUseError
 
@@ -91,12 +91,60 @@ def load_documents(path: Path) -> tuple[list[str], list[Document], dict[str, Any
     return ids, docs, payload
 
 
-def saved_generation(documents: Path) -> str | None:
-    """The generation a folder's ``documents.json`` names ("" before saves had one; None: none).
+DOCUMENTS = "documents.json"
+_Saved = TypeVar("_Saved", bound="SavedByGeneration")
 
-    A store that saves by generations compares it with the one it loaded to see
-    whether another process saved the folder meanwhile.
+
+class SavedByGeneration:
+    """``save``/``load`` of a store kept in a folder whose ``documents.json`` is written last.
+
+    Each save writes its data file under a new generation, then ``documents.json``
+    naming it (the commit), holding the folder's lock file (``_lock_file``). A store
+    saved back to the folder it came from first reads what another process saved
+    there meanwhile and replays its own changes onto it (``_replay_onto``), so two
+    processes adding lose nothing. The store supplies ``_read``, ``_write`` and
+    ``_replay_onto`` and keeps ``_origin`` (folder, generation) up to date.
     """
+
+    _lock_file: ClassVar[str]
+    _lock: Any
+    _origin: tuple[Path, str] | None
+    embedder: Any
+
+    def save(self, path: str | Path) -> None:
+        """Write the store to the folder ``path`` (see the class docstring)."""
+        folder = Path(path)
+        folder.mkdir(parents=True, exist_ok=True)
+        with self._lock, file_lock(folder / self._lock_file):
+            on_disk = _saved_generation(folder / DOCUMENTS)
+            if on_disk is not None and self._origin is not None:
+                origin, generation = self._origin
+                if origin == folder.resolve() and generation != on_disk:
+                    self._replay_onto(type(self)._read(folder, self.embedder))
+            self._write(folder)
+
+    @classmethod
+    def load(cls: type[_Saved], path: str | Path, embedder: Any = None) -> _Saved:
+        """A store saved with :meth:`save`, ready to search, add to and save again."""
+        folder = Path(path)
+        if not folder.is_dir():
+            return cls._read(folder, embedder)  # the error names what is missing
+        with file_lock(folder / cls._lock_file):
+            return cls._read(folder, embedder)
+
+    @classmethod
+    def _read(cls: type[_Saved], folder: Path, embedder: Any) -> _Saved:
+        raise NotImplementedError
+
+    def _write(self, folder: Path) -> None:
+        raise NotImplementedError
+
+    def _replay_onto(self, current: Any) -> None:
+        raise NotImplementedError
+
+
+def _saved_generation(documents: Path) -> str | None:
+    """The generation a folder's ``documents.json`` names ("" before saves had one; None: none)."""
     try:
         payload = json.loads(documents.read_text(encoding="utf-8"))
     except FileNotFoundError:

@@ -27,12 +27,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..._storage import atomic_write_bytes, file_lock, remove_orphans
+from ..._storage import atomic_write_bytes, remove_orphans
 from ...stability import beta
 from ..document import Document, SearchResult
 from ..errors import DocumentLoadError, require_extra
 from ..vector_store import VectorStore, matches_filter
-from ._files import dump_documents, load_documents, saved_generation
+from ._files import DOCUMENTS, SavedByGeneration, dump_documents, load_documents
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy
@@ -41,16 +41,15 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["FAISSVectorStore"]
 
-_DOCUMENTS = "documents.json"
-_LOCK = ".selectools-faiss.lock"
 _REBUILD = "restore the folder from a backup, or add the documents to a new store and save it"
 
 
 @beta
-class FAISSVectorStore(VectorStore):
+class FAISSVectorStore(SavedByGeneration, VectorStore):
     """Cosine search with FAISS (the ``rag`` extra)."""
 
     kind = "faiss"
+    _lock_file = ".selectools-faiss.lock"
 
     def __init__(
         self,
@@ -157,18 +156,6 @@ class FAISSVectorStore(VectorStore):
     def _documents(self) -> Iterator[tuple[str, Document]]:
         return iter(list(self._by_label.values()))
 
-    def save(self, path: str | Path) -> None:
-        """Write the index and ``documents.json`` to the folder ``path`` (module docstring)."""
-        folder = Path(path)
-        folder.mkdir(parents=True, exist_ok=True)
-        with self._lock, file_lock(folder / _LOCK):
-            on_disk = saved_generation(folder / _DOCUMENTS)
-            if on_disk is not None and self._origin is not None:
-                origin, generation = self._origin
-                if origin == folder.resolve() and generation != on_disk:
-                    self._replay_onto(type(self)._read(folder, self.embedder))
-            self._write(folder)
-
     def _replay_onto(self, current: FAISSVectorStore) -> None:
         """Adopt ``current`` (the folder as saved elsewhere) with this store's changes on top."""
         import numpy
@@ -208,7 +195,7 @@ class FAISSVectorStore(VectorStore):
             name = f"index-{generation}.faiss"
             atomic_write_bytes(folder / name, data)
             extra.update(index_file=name, index_sha256=hashlib.sha256(data).hexdigest())
-        atomic_write_bytes(folder / _DOCUMENTS, dump_documents(ids, docs, extra))  # the commit
+        atomic_write_bytes(folder / DOCUMENTS, dump_documents(ids, docs, extra))  # the commit
         for stale in folder.glob("index*.faiss"):
             if stale.name != extra.get("index_file"):
                 stale.unlink(missing_ok=True)
@@ -220,25 +207,16 @@ class FAISSVectorStore(VectorStore):
         self._cleared = False
 
     @classmethod
-    def load(cls, path: str | Path, embedder: EmbeddingProvider | None = None) -> FAISSVectorStore:
-        """A store saved with :meth:`save`, ready to search, add to and save again."""
-        folder = Path(path)
-        if not folder.is_dir():
-            return cls._read(folder, embedder)  # the error names what is missing
-        with file_lock(folder / _LOCK):
-            return cls._read(folder, embedder)
-
-    @classmethod
     def _read(cls, folder: Path, embedder: EmbeddingProvider | None) -> FAISSVectorStore:
         import numpy
 
-        ids, docs, extra = load_documents(folder / _DOCUMENTS)
+        ids, docs, extra = load_documents(folder / DOCUMENTS)
         store = cls(embedder=embedder, index_factory=extra.get("index_factory", "Flat"))
         store.dimension = extra.get("dimension")
         labels = extra.get("labels", [])
         if len(labels) != len(ids):
             raise DocumentLoadError(
-                str(folder / _DOCUMENTS),
+                str(folder / DOCUMENTS),
                 f"{len(labels)} index labels for {len(ids)} documents (damaged); {_REBUILD}",
             )
         if store.dimension is not None:
@@ -255,7 +233,7 @@ class FAISSVectorStore(VectorStore):
             if expected is not None and hashlib.sha256(data).hexdigest() != expected:
                 raise DocumentLoadError(
                     str(index_path),
-                    f"the index file is damaged (its checksum does not match {_DOCUMENTS}); "
+                    f"the index file is damaged (its checksum does not match {DOCUMENTS}); "
                     + _REBUILD,
                 )
             try:
@@ -270,7 +248,7 @@ class FAISSVectorStore(VectorStore):
                 raise DocumentLoadError(
                     str(index_path),
                     f"the index holds {store._index.ntotal} vectors of dimension "
-                    f"{store._index.d}, but {_DOCUMENTS} lists {len(ids)} documents of "
+                    f"{store._index.d}, but {DOCUMENTS} lists {len(ids)} documents of "
                     f"dimension {store.dimension}; {_REBUILD}",
                 )
         store._next = int(extra.get("next", 0))

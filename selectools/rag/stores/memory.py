@@ -21,11 +21,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..._storage import atomic_write_bytes, file_lock, remove_orphans
+from ..._storage import atomic_write_bytes, remove_orphans
 from ..document import Document, SearchResult
 from ..errors import DocumentLoadError
 from ..vector_store import VectorStore, top_hits
-from ._files import dump_documents, load_documents, saved_generation
+from ._files import DOCUMENTS, SavedByGeneration, dump_documents, load_documents
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy
@@ -34,15 +34,14 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["InMemoryVectorStore"]
 
-_DOCUMENTS = "documents.json"
-_LOCK = ".selectools-memory.lock"
 _REBUILD = "restore the folder from a backup, or add the documents to a new store and save it"
 
 
-class InMemoryVectorStore(VectorStore):
+class InMemoryVectorStore(SavedByGeneration, VectorStore):
     """Exact cosine search over a numpy matrix held in this process."""
 
     kind = "memory"
+    _lock_file = ".selectools-memory.lock"
 
     def __init__(
         self,
@@ -122,18 +121,6 @@ class InMemoryVectorStore(VectorStore):
     def _documents(self) -> Iterator[tuple[str, Document]]:
         return iter(list(zip(self._ids, self._docs, strict=True)))
 
-    def save(self, path: str | Path) -> None:
-        """Write the store to the folder ``path`` (see the module docstring)."""
-        folder = Path(path)
-        folder.mkdir(parents=True, exist_ok=True)
-        with self._lock, file_lock(folder / _LOCK):
-            on_disk = saved_generation(folder / _DOCUMENTS)
-            if on_disk is not None and self._origin is not None:
-                origin, generation = self._origin
-                if origin == folder.resolve() and generation != on_disk:
-                    self._replay_onto(type(self)._read(folder, self.embedder))
-            self._write(folder)
-
     def _replay_onto(self, current: InMemoryVectorStore) -> None:
         """Adopt ``current`` (the folder as saved elsewhere) with this store's changes on top."""
         import numpy
@@ -169,7 +156,7 @@ class InMemoryVectorStore(VectorStore):
             "vectors_file": name,
             "vectors_sha256": hashlib.sha256(data).hexdigest(),
         }
-        atomic_write_bytes(folder / _DOCUMENTS, dump_documents(self._ids, self._docs, extra))
+        atomic_write_bytes(folder / DOCUMENTS, dump_documents(self._ids, self._docs, extra))
         for stale in folder.glob("vectors*.npy"):
             if stale.name != name:
                 stale.unlink(missing_ok=True)
@@ -181,21 +168,10 @@ class InMemoryVectorStore(VectorStore):
         self._cleared = False
 
     @classmethod
-    def load(
-        cls, path: str | Path, embedder: EmbeddingProvider | None = None
-    ) -> InMemoryVectorStore:
-        """A store saved with :meth:`save`, ready to search, add to and save again."""
-        folder = Path(path)
-        if not folder.is_dir():
-            return cls._read(folder, embedder)  # the error names what is missing
-        with file_lock(folder / _LOCK):
-            return cls._read(folder, embedder)
-
-    @classmethod
     def _read(cls, folder: Path, embedder: EmbeddingProvider | None) -> InMemoryVectorStore:
         import numpy
 
-        ids, docs, extra = load_documents(folder / _DOCUMENTS)
+        ids, docs, extra = load_documents(folder / DOCUMENTS)
         store = cls(embedder=embedder, dimension=extra.get("dimension"))
         vectors_path = folder / str(extra.get("vectors_file", "vectors.npy"))  # older saves' name
         try:
@@ -208,7 +184,7 @@ class InMemoryVectorStore(VectorStore):
         if expected is not None and hashlib.sha256(data).hexdigest() != expected:
             raise DocumentLoadError(
                 str(vectors_path),
-                f"the vectors file is damaged (its checksum does not match {_DOCUMENTS}); "
+                f"the vectors file is damaged (its checksum does not match {DOCUMENTS}); "
                 + _REBUILD,
             )
         try:
@@ -221,7 +197,7 @@ class InMemoryVectorStore(VectorStore):
         if rows != len(ids) or (len(ids) and store.dimension not in (None, matrix.shape[1])):
             raise DocumentLoadError(
                 str(vectors_path),
-                f"the file holds vectors of shape {matrix.shape}, but {_DOCUMENTS} lists "
+                f"the file holds vectors of shape {matrix.shape}, but {DOCUMENTS} lists "
                 f"{len(ids)} documents of dimension {store.dimension}; {_REBUILD}",
             )
         if len(ids):
