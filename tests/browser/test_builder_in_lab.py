@@ -47,7 +47,8 @@ def test_the_builder_widget_is_bound_to_the_kernels_graph(lab, browser, shots):
         # below the next cell run (a kernel can add cells only in an execute reply)
         cells_before = page.locator(".jp-Notebook .jp-Cell").count()
         page.locator('.sb-widget [data-insert="python"]').click()
-        page.wait_for_timeout(500)
+        toast = page.locator(".sb-widget .sb-toast").filter(has_text="appears below the next cell")
+        wait(lambda: toast.count() > 0, "the toast saying where the cell goes", page=page)
         page.locator(".jp-Notebook .jp-Cell .jp-InputArea-editor").last.click()
         page.keyboard.press("Shift+Enter")
         wait(lambda: page.locator(".jp-Notebook .jp-Cell").count() > cells_before,

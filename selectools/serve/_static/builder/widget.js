@@ -74,8 +74,17 @@ function render({ model, el }) {
   });
   const header = root.querySelector(".sb-header");
   for (const [format, text] of [["graph", "⤵ %%graph cell"], ["python", "⤵ Python cell"]]) {
-    header.insertBefore(h("button", { type: "button", class: "sb-menu-button", dataset: { insert: format }, title: "Insert the equivalent code in a new cell below", onclick: () => model.send({ kind: "insert_cell", format }) }, text), header.querySelector(".sb-status"));
+    header.insertBefore(h("button", { type: "button", class: "sb-menu-button", dataset: { insert: format }, title: "Copy the equivalent code; the kernel also adds it as a new cell below the next cell you run", onclick: () => model.send({ kind: "insert_cell", format }) }, text), header.querySelector(".sb-status"));
   }
+  // A kernel can add a cell only in reply to a run: say so, and copy the text for pasting now.
+  const onInserted = (msg) => {
+    if (!msg || msg.kind !== "inserted") return;
+    const copied = navigator.clipboard?.writeText(msg.text).then(() => true, () => false) ?? Promise.resolve(false);
+    copied.then((ok) =>
+      builder.app.toast(`${ok ? "Copied. " : ""}The ${msg.format === "graph" ? "%%graph" : "Python"} cell appears below the next cell you run.`),
+    );
+  };
+  model.on("msg:custom", onInserted);
   const onWorkflow = () => {
     const doc = model.get("workflow");
     if (!doc || JSON.stringify(doc) === sent) return;
@@ -85,6 +94,7 @@ function render({ model, el }) {
   model.on("change:workflow", onWorkflow);
   return () => {
     model.off("change:workflow", onWorkflow);
+    model.off("msg:custom", onInserted);
     builder.destroy();
   };
 }
