@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -114,5 +115,8 @@ class MCPServerConfig:
     def describe(self) -> str:
         """``python server.py`` or the URL: what a message should show to identify the server."""
         if self.transport == "stdio":
-            return " ".join([str(self.command), *self.args])
+            # this process's own interpreter (a notebook's bare ``python``) reads as ``python``:
+            # its path differs on every machine and says nothing more
+            program = "python" if self.command == sys.executable else str(self.command)
+            return " ".join([program, *self.args])
         return str(self.url)
