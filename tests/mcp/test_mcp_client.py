@@ -276,7 +276,8 @@ def test_interrupting_a_sync_call_cancels_it_on_the_server(stdio_config, state: 
         asyncio.run(_until(lambda: count(state, "slow_started") == 1))
         signal.pthread_kill(main, signal.SIGINT)
 
-    with MCPClient(stdio_config()) as client:
+    # the call's own timeout stays out of the way on a loaded machine: the interrupt ends it
+    with MCPClient(stdio_config(timeout=60.0)) as client:
         threading.Thread(target=interrupt_once_started, daemon=True).start()
         with pytest.raises(KeyboardInterrupt):
             client.call_tool_sync("slow", {"seconds": 30})
