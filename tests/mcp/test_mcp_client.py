@@ -276,13 +276,19 @@ def test_interrupting_a_sync_call_cancels_it_on_the_server(stdio_config, state: 
         asyncio.run(_until(lambda: count(state, "slow_started") == 1))
         signal.pthread_kill(main, signal.SIGINT)
 
-    # the call's own timeout stays out of the way on a loaded machine: the interrupt ends it
-    with MCPClient(stdio_config(timeout=60.0)) as client:
-        threading.Thread(target=interrupt_once_started, daemon=True).start()
-        with pytest.raises(KeyboardInterrupt):
-            client.call_tool_sync("slow", {"seconds": 30})
-        asyncio.run(_until(lambda: count(state, "slow_cancelled") == 1))
-        assert client.call_tool_sync("add", {"a": 2, "b": 3}) == "5"
+    # A kernel runs a cell with Python's own SIGINT handler (KeyboardInterrupt); the test process
+    # may have had it replaced by an earlier test (ipykernel's app ignores SIGINT), so set it here.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        # the call's own timeout stays out of the way on a loaded machine: the interrupt ends it
+        with MCPClient(stdio_config(timeout=60.0)) as client:
+            threading.Thread(target=interrupt_once_started, daemon=True).start()
+            with pytest.raises(KeyboardInterrupt):
+                client.call_tool_sync("slow", {"seconds": 30})
+            asyncio.run(_until(lambda: count(state, "slow_cancelled") == 1))
+            assert client.call_tool_sync("add", {"a": 2, "b": 3}) == "5"
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_a_backtracking_schema_pattern_is_refused_in_time(stdio_config, state: Path) -> None:
