@@ -8,13 +8,15 @@ them hold the folder's lock file for as long as they are open
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
+import uuid
 import weakref
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from ..._storage import file_lock, new_file_lock, try_acquire
+from ..._storage import atomic_write_bytes, file_lock, new_file_lock, remove_orphans, try_acquire
 from ..document import Document
 from ..errors import DocumentLoadError, VectorStoreInUseError
 
@@ -92,6 +94,8 @@ def load_documents(path: Path) -> tuple[list[str], list[Document], dict[str, Any
 
 
 DOCUMENTS = "documents.json"
+#: what a damaged or missing saved store's error tells the user to do
+REBUILD = "restore the folder from a backup, or add the documents to a new store and save it"
 _Saved = TypeVar("_Saved", bound="SavedByGeneration")
 
 
@@ -102,13 +106,16 @@ class SavedByGeneration:
     naming it (the commit), holding the folder's lock file (``_lock_file``). A store
     saved back to the folder it came from first reads what another process saved
     there meanwhile and replays its own changes onto it (``_replay_onto``), so two
-    processes adding lose nothing. The store supplies ``_read``, ``_write`` and
-    ``_replay_onto`` and keeps ``_origin`` (folder, generation) up to date.
+    processes adding lose nothing. The store supplies ``_read``, ``_write`` (which
+    ends in :meth:`_commit`) and ``_replay_onto``.
     """
 
     _lock_file: ClassVar[str]
     _lock: Any
     _origin: tuple[Path, str] | None
+    _added: Any
+    _deleted: Any
+    _cleared: bool
     embedder: Any
 
     def save(self, path: str | Path) -> None:
@@ -141,6 +148,63 @@ class SavedByGeneration:
 
     def _replay_onto(self, current: Any) -> None:
         raise NotImplementedError
+
+    def _commit(
+        self,
+        folder: Path,
+        data_file: tuple[str, str, bytes] | None,
+        ids: list[str],
+        docs: list[Document],
+        extra: dict[str, Any],
+    ) -> None:
+        """Write ``data_file`` (stem, suffix, bytes) under a new generation, then ``documents.json``.
+
+        ``documents.json`` names the data file and its SHA-256 (``<stem>_file``,
+        ``<stem>_sha256``); writing it is the commit, so a process killed before
+        it leaves the previous save whole. Older data files and temporaries go last.
+        """
+        generation = uuid.uuid4().hex
+        extra = {**extra, "generation": generation}
+        keep = None
+        if data_file is not None:
+            stem, suffix, data = data_file
+            keep = f"{stem}-{generation}{suffix}"
+            atomic_write_bytes(folder / keep, data)
+            extra[f"{stem}_file"] = keep
+            extra[f"{stem}_sha256"] = hashlib.sha256(data).hexdigest()
+        atomic_write_bytes(folder / DOCUMENTS, dump_documents(ids, docs, extra))  # the commit
+        for stem, suffix in self._data_files:
+            for stale in folder.glob(f"{stem}*{suffix}"):
+                if stale.name != keep:
+                    stale.unlink(missing_ok=True)
+            remove_orphans(folder, suffix)
+        remove_orphans(folder, ".json")
+        self._origin = (folder.resolve(), generation)
+        self._added.clear()
+        self._deleted.clear()
+        self._cleared = False
+
+    #: (stem, suffix) of the data files this store writes; older ones are removed on save
+    _data_files: ClassVar[tuple[tuple[str, str], ...]]
+
+
+def read_checked(path: Path, sha256: str | None, what: str) -> bytes:
+    """A saved store's data file, checked against the SHA-256 its ``documents.json`` recorded.
+
+    Saves made before checksums were recorded (``sha256`` None) are read unchecked.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise DocumentLoadError(
+            str(path), f"the {what} file is missing ({exc}); {REBUILD}"
+        ) from None
+    if sha256 is not None and hashlib.sha256(data).hexdigest() != sha256:
+        raise DocumentLoadError(
+            str(path),
+            f"the {what} file is damaged (its checksum does not match {DOCUMENTS}); {REBUILD}",
+        )
+    return data
 
 
 def _saved_generation(documents: Path) -> str | None:

@@ -21,18 +21,15 @@ did not come from replaces what is there. A damaged or mismatched file is a
 
 from __future__ import annotations
 
-import hashlib
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..._storage import atomic_write_bytes, remove_orphans
 from ...stability import beta
 from ..document import Document, SearchResult
 from ..errors import DocumentLoadError, require_extra
 from ..vector_store import VectorStore, matches_filter
-from ._files import DOCUMENTS, SavedByGeneration, dump_documents, load_documents
+from ._files import DOCUMENTS, REBUILD, SavedByGeneration, load_documents, read_checked
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy
@@ -41,8 +38,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["FAISSVectorStore"]
 
-_REBUILD = "restore the folder from a backup, or add the documents to a new store and save it"
-
 
 @beta
 class FAISSVectorStore(SavedByGeneration, VectorStore):
@@ -50,6 +45,7 @@ class FAISSVectorStore(SavedByGeneration, VectorStore):
 
     kind = "faiss"
     _lock_file = ".selectools-faiss.lock"
+    _data_files = (("index", ".faiss"),)
 
     def __init__(
         self,
@@ -178,33 +174,20 @@ class FAISSVectorStore(SavedByGeneration, VectorStore):
         self._by_label, self._label_of = current._by_label, current._label_of
 
     def _write(self, folder: Path) -> None:
-        generation = uuid.uuid4().hex
         labels = sorted(self._by_label)
-        ids = [self._by_label[label][0] for label in labels]
-        docs = [self._by_label[label][1] for label in labels]
+        data = None
+        if self._index is not None:
+            data = ("index", ".faiss", self._faiss.serialize_index(self._index).tobytes())
         extra: dict[str, Any] = {
             "kind": self.kind,
             "dimension": self.dimension,
             "labels": labels,
             "next": self._next,
             "index_factory": self.index_factory,
-            "generation": generation,
         }
-        if self._index is not None:
-            data = self._faiss.serialize_index(self._index).tobytes()
-            name = f"index-{generation}.faiss"
-            atomic_write_bytes(folder / name, data)
-            extra.update(index_file=name, index_sha256=hashlib.sha256(data).hexdigest())
-        atomic_write_bytes(folder / DOCUMENTS, dump_documents(ids, docs, extra))  # the commit
-        for stale in folder.glob("index*.faiss"):
-            if stale.name != extra.get("index_file"):
-                stale.unlink(missing_ok=True)
-        remove_orphans(folder, ".faiss")
-        remove_orphans(folder, ".json")
-        self._origin = (folder.resolve(), generation)
-        self._added.clear()
-        self._deleted.clear()
-        self._cleared = False
+        ids = [self._by_label[label][0] for label in labels]
+        docs = [self._by_label[label][1] for label in labels]
+        self._commit(folder, data, ids, docs, extra)
 
     @classmethod
     def _read(cls, folder: Path, embedder: EmbeddingProvider | None) -> FAISSVectorStore:
@@ -217,39 +200,27 @@ class FAISSVectorStore(SavedByGeneration, VectorStore):
         if len(labels) != len(ids):
             raise DocumentLoadError(
                 str(folder / DOCUMENTS),
-                f"{len(labels)} index labels for {len(ids)} documents (damaged); {_REBUILD}",
+                f"{len(labels)} index labels for {len(ids)} documents (damaged); {REBUILD}",
             )
         if store.dimension is not None:
             index_path = folder / extra.get(
                 "index_file", "index.faiss"
             )  # the name older saves used
-            try:
-                data = index_path.read_bytes()
-            except OSError as exc:
-                raise DocumentLoadError(
-                    str(index_path), f"the index file is missing ({exc}); {_REBUILD}"
-                ) from None
-            expected = extra.get("index_sha256")
-            if expected is not None and hashlib.sha256(data).hexdigest() != expected:
-                raise DocumentLoadError(
-                    str(index_path),
-                    f"the index file is damaged (its checksum does not match {DOCUMENTS}); "
-                    + _REBUILD,
-                )
+            data = read_checked(index_path, extra.get("index_sha256"), "index")
             try:
                 store._index = store._faiss.deserialize_index(
                     numpy.frombuffer(data, dtype=numpy.uint8)
                 )
             except Exception as exc:  # FAISS raises RuntimeError with its C++ message
                 raise DocumentLoadError(
-                    str(index_path), f"not a FAISS index ({exc}); {_REBUILD}"
+                    str(index_path), f"not a FAISS index ({exc}); {REBUILD}"
                 ) from None
             if store._index.ntotal != len(ids) or store._index.d != store.dimension:
                 raise DocumentLoadError(
                     str(index_path),
                     f"the index holds {store._index.ntotal} vectors of dimension "
                     f"{store._index.d}, but {DOCUMENTS} lists {len(ids)} documents of "
-                    f"dimension {store.dimension}; {_REBUILD}",
+                    f"dimension {store.dimension}; {REBUILD}",
                 )
         store._next = int(extra.get("next", 0))
         for label, id_, doc in zip(labels, ids, docs, strict=True):

@@ -14,18 +14,15 @@ another folder replaces what is there. A damaged or mismatched file is a
 
 from __future__ import annotations
 
-import hashlib
 import io
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..._storage import atomic_write_bytes, remove_orphans
 from ..document import Document, SearchResult
 from ..errors import DocumentLoadError
 from ..vector_store import VectorStore, top_hits
-from ._files import DOCUMENTS, SavedByGeneration, dump_documents, load_documents
+from ._files import DOCUMENTS, REBUILD, SavedByGeneration, load_documents, read_checked
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy
@@ -34,14 +31,13 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["InMemoryVectorStore"]
 
-_REBUILD = "restore the folder from a backup, or add the documents to a new store and save it"
-
 
 class InMemoryVectorStore(SavedByGeneration, VectorStore):
     """Exact cosine search over a numpy matrix held in this process."""
 
     kind = "memory"
     _lock_file = ".selectools-memory.lock"
+    _data_files = (("vectors", ".npy"),)
 
     def __init__(
         self,
@@ -143,29 +139,11 @@ class InMemoryVectorStore(SavedByGeneration, VectorStore):
     def _write(self, folder: Path) -> None:
         import numpy
 
-        generation = uuid.uuid4().hex
         buffer = io.BytesIO()
         numpy.save(buffer, self._vectors())
-        data = buffer.getvalue()
-        name = f"vectors-{generation}.npy"
-        atomic_write_bytes(folder / name, data)
-        extra = {
-            "kind": self.kind,
-            "dimension": self.dimension,
-            "generation": generation,
-            "vectors_file": name,
-            "vectors_sha256": hashlib.sha256(data).hexdigest(),
-        }
-        atomic_write_bytes(folder / DOCUMENTS, dump_documents(self._ids, self._docs, extra))
-        for stale in folder.glob("vectors*.npy"):
-            if stale.name != name:
-                stale.unlink(missing_ok=True)
-        remove_orphans(folder, ".npy")
-        remove_orphans(folder, ".json")
-        self._origin = (folder.resolve(), generation)
-        self._added.clear()
-        self._deleted.clear()
-        self._cleared = False
+        data = ("vectors", ".npy", buffer.getvalue())
+        extra = {"kind": self.kind, "dimension": self.dimension}
+        self._commit(folder, data, self._ids, self._docs, extra)
 
     @classmethod
     def _read(cls, folder: Path, embedder: EmbeddingProvider | None) -> InMemoryVectorStore:
@@ -174,31 +152,19 @@ class InMemoryVectorStore(SavedByGeneration, VectorStore):
         ids, docs, extra = load_documents(folder / DOCUMENTS)
         store = cls(embedder=embedder, dimension=extra.get("dimension"))
         vectors_path = folder / str(extra.get("vectors_file", "vectors.npy"))  # older saves' name
-        try:
-            data = vectors_path.read_bytes()
-        except OSError as exc:
-            raise DocumentLoadError(
-                str(vectors_path), f"the vectors file is missing ({exc}); {_REBUILD}"
-            ) from None
-        expected = extra.get("vectors_sha256")
-        if expected is not None and hashlib.sha256(data).hexdigest() != expected:
-            raise DocumentLoadError(
-                str(vectors_path),
-                f"the vectors file is damaged (its checksum does not match {DOCUMENTS}); "
-                + _REBUILD,
-            )
+        data = read_checked(vectors_path, extra.get("vectors_sha256"), "vectors")
         try:
             matrix = numpy.load(io.BytesIO(data), allow_pickle=False)
         except (ValueError, OSError, EOFError) as exc:
             raise DocumentLoadError(
-                str(vectors_path), f"not a numpy array ({exc}); {_REBUILD}"
+                str(vectors_path), f"not a numpy array ({exc}); {REBUILD}"
             ) from None
         rows = matrix.shape[0] if matrix.ndim == 2 else -1
         if rows != len(ids) or (len(ids) and store.dimension not in (None, matrix.shape[1])):
             raise DocumentLoadError(
                 str(vectors_path),
                 f"the file holds vectors of shape {matrix.shape}, but {DOCUMENTS} lists "
-                f"{len(ids)} documents of dimension {store.dimension}; {_REBUILD}",
+                f"{len(ids)} documents of dimension {store.dimension}; {REBUILD}",
             )
         if len(ids):
             store._add(ids, docs, matrix.astype(numpy.float32))
