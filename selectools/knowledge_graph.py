@@ -2,26 +2,5 @@
 
 from __future__ import annotations
 
-from .memory.knowledge_graph import (
-    ExtractionError,
-    InMemoryTripleStore,
-    KnowledgeGraphMemory,
-    SQLiteTripleStore,
-    StoreVersionError,
-    Triple,
-    TripleStore,
-    UnknownBackendError,
-    keywords_of,
-)
-
-__all__ = [
-    "ExtractionError",
-    "InMemoryTripleStore",
-    "KnowledgeGraphMemory",
-    "SQLiteTripleStore",
-    "StoreVersionError",
-    "Triple",
-    "TripleStore",
-    "UnknownBackendError",
-    "keywords_of",
-]
+from .memory.knowledge_graph import *  # noqa: F403  (every name in the package's __all__)
+from .memory.knowledge_graph import __all__ as __all__

@@ -1,23 +1,6 @@
-"""The documented path of the session stores; it lives in :mod:`selectools.memory.sessions`."""
+"""The documented path of the sessions stores; it lives in :mod:`selectools.memory.sessions`."""
 
 from __future__ import annotations
 
-from .memory.sessions import (
-    JsonFileSessionStore,
-    RedisSessionStore,
-    SessionFormatError,
-    SessionLock,
-    SessionStore,
-    SessionStoreError,
-    SQLiteSessionStore,
-)
-
-__all__ = [
-    "JsonFileSessionStore",
-    "RedisSessionStore",
-    "SQLiteSessionStore",
-    "SessionFormatError",
-    "SessionLock",
-    "SessionStore",
-    "SessionStoreError",
-]
+from .memory.sessions import *  # noqa: F403  (every name in the package's __all__)
+from .memory.sessions import __all__ as __all__
