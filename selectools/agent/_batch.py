@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import threading
 import time
@@ -10,6 +9,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .._bounded import gather_bounded
 from .._progress import progress_bar
 from ..observer import EventEmitter
 from ..types import AgentResult, Message, Role
@@ -156,21 +156,16 @@ async def _run_batch_async(
     emitter.emit("on_batch_start", len(prompts))
     await emitter.flush()
     progress = _Progress(len(prompts), on_progress, bar)
-    results: list[AgentResult] = [None] * len(prompts)  # type: ignore[list-item]
-    pending = iter(enumerate(prompts))
 
-    async def worker() -> None:
-        # max_concurrency workers take the next prompt as each finishes: a batch of
-        # 100,000 prompts holds 50 tasks, not 100,000 waiting on a semaphore
-        for index, prompt in pending:
-            try:
-                result = await agent.arun(prompt, response_format=response_format)
-            except Exception as exc:
-                result = failed_result(exc)
-            results[index] = result
-            progress.done(result.error is not None)
+    async def one(_: int, prompt: Any) -> AgentResult:
+        try:
+            result = await agent.arun(prompt, response_format=response_format)
+        except Exception as exc:
+            result = failed_result(exc)
+        progress.done(result.error is not None)
+        return result
 
-    await asyncio.gather(*(worker() for _ in range(min(max_concurrency, len(prompts)))))
+    results = await gather_bounded(prompts, one, max_concurrency)
     emitter.emit(
         "on_batch_end", len(results), progress.errors, (time.perf_counter() - started) * 1000.0
     )

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .._bounded import gather_bounded
 from ..stability import stable
 from .case import CaseResult, CaseVerdict, EvalError, EvalFailure, TestCase
 from .evaluators import CaseRun, Evaluator, deterministic_evaluators
@@ -204,21 +205,19 @@ class EvalSuite:
         """Async :meth:`run`: ``agent.arun`` per case, at most ``max_concurrency`` at once."""
         started = time.time()
         total = len(self.cases)
-        gate = asyncio.Semaphore(self.max_concurrency)
         done = 0
         self._started(total)
 
         async def one(index: int, case: TestCase) -> CaseResult:
             nonlocal done
-            async with gate:
-                outcome = await self.arun_case(case)
+            outcome = await self.arun_case(case)
             self._case_finished(index, outcome)
             done += 1
             if self.on_progress is not None:
                 self.on_progress(done, total)
             return outcome
 
-        results = list(await asyncio.gather(*(one(i, c) for i, c in enumerate(self.cases))))
+        results = await gather_bounded(self.cases, one, self.max_concurrency)
         return self._report(results, started)
 
     def run_case(self, case: TestCase) -> CaseResult:

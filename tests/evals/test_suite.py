@@ -79,27 +79,28 @@ def test_arun_gives_the_same_verdicts_as_run():
     assert sorted(progress) == [1, 2, 3]
 
 
-def test_arun_limits_concurrency_with_a_semaphore():
+def test_arun_limits_concurrency_and_holds_a_task_per_worker_not_per_case():
     active = 0
     peak = 0
-
-    async def slow(request):
-        return "x"
+    tasks_seen: list[int] = []
 
     class Counting(ScriptedProvider):
         async def _acomplete(self, llm_request):
             nonlocal active, peak
             active += 1
             peak = max(peak, active)
+            tasks_seen.append(len(asyncio.all_tasks()))
             await asyncio.sleep(0.01)
             active -= 1
             return await super()._acomplete(llm_request)
 
     agent = Agent(provider=Counting(default="x"), config=AgentConfig(model="gpt-4o"))
-    asyncio.run(
-        EvalSuite(agent, [TestCase(input=str(i)) for i in range(10)], max_concurrency=3).arun()
+    report = asyncio.run(
+        EvalSuite(agent, [TestCase(input=str(i)) for i in range(40)], max_concurrency=3).arun()
     )
     assert peak == 3
+    assert [r.case.input for r in report.results] == [str(i) for i in range(40)]
+    assert max(tasks_seen) <= 3 + 1  # the workers and the main task, not one per case
 
 
 def test_a_provider_error_is_an_error_verdict_and_other_cases_go_on():
