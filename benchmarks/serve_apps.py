@@ -14,7 +14,6 @@ import asyncio
 import json
 import os
 from collections.abc import AsyncIterator
-from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -31,18 +30,8 @@ def _echo(request: object) -> str:
     return f"echo: {request.last_message.content}"  # type: ignore[attr-defined]
 
 
-class _Echo(ScriptedProvider):
-    """A ScriptedProvider that keeps no record of its requests (a soak run would grow it)."""
-
-    def _next(self, request: Any) -> Any:
-        try:
-            return super()._next(request)
-        finally:
-            self.requests.clear()
-
-
 def agent() -> Agent:
-    return Agent(provider=_Echo(_echo, latency=LATENCY))
+    return Agent(provider=ScriptedProvider(_echo, latency=LATENCY))  # keeps its last 1,000 requests
 
 
 async def _invoke(request: Request) -> Response:

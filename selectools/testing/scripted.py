@@ -131,6 +131,8 @@ class ScriptedProvider(RequestProvider):
     ``native_tools=False`` renders tool calls as ``TOOL_CALL {...}`` text instead,
     to exercise the text protocol. ``model`` names the model it stands in for
     (priced as that model); by default it is :data:`SCRIPTED_MODEL`, at no cost.
+    ``provider.requests`` keeps the last ``keep_requests`` requests (``None``: all),
+    so a scripted agent served for hours does not grow; ``calls`` counts every one.
     """
 
     def __init__(
@@ -143,7 +145,10 @@ class ScriptedProvider(RequestProvider):
         model: str | None = None,
         name: str = "scripted",
         native_tools: bool = True,
+        keep_requests: int | None = 1_000,
     ) -> None:
+        if keep_requests is not None and keep_requests < 0:
+            raise ValueError(f"keep_requests must be >= 0 or None, got {keep_requests!r}")
         self._responder: Responder | None = replies if callable(replies) else None
         self._script: list[ReplyLike | Responder] = [] if callable(replies) else list(replies)
         self.default = default
@@ -153,6 +158,8 @@ class ScriptedProvider(RequestProvider):
         self.name = name
         self.supports_native_tools = native_tools
         self.requests: list[ScriptedRequest] = []
+        self.keep_requests = keep_requests
+        self._calls = 0
         self._position = 0
         self._lock = threading.Lock()
 
@@ -161,8 +168,8 @@ class ScriptedProvider(RequestProvider):
 
     @property
     def calls(self) -> int:
-        """How many times the provider was called."""
-        return len(self.requests)
+        """How many times the provider was called (``requests`` may keep fewer)."""
+        return self._calls
 
     @property
     def remaining(self) -> int:
@@ -177,7 +184,10 @@ class ScriptedProvider(RequestProvider):
     # -- playing ---------------------------------------------------------
     def _next(self, request: ScriptedRequest) -> ScriptedReply:
         with self._lock:
+            self._calls += 1
             self.requests.append(request)
+            if self.keep_requests is not None and len(self.requests) > self.keep_requests:
+                del self.requests[0]
             if self._responder is not None:
                 item: Any = self._responder
             elif self._position < len(self._script):

@@ -3,7 +3,7 @@ import threading
 
 import pytest
 
-from selectools import Message, ProviderError, Role, ToolCall, UsageStats
+from selectools import Agent, Message, ProviderError, Role, ToolCall, UsageStats
 from selectools.testing import ScriptedProvider, reply, tool_call
 
 
@@ -117,3 +117,25 @@ def test_thread_safe_consumption():
     for t in threads:
         t.join()
     assert sorted(seen, key=int) == [str(i) for i in range(200)]
+
+
+def test_requests_keep_the_last_thousand_and_calls_count_every_one():
+    """A scripted agent served for hours must not grow: ``requests`` is bounded."""
+    provider = ScriptedProvider(lambda request: f"re {request.last_message.content}")
+    agent = Agent(provider=provider)
+    for i in range(1_200):
+        agent.run(f"q{i}")
+    assert provider.calls == 1_200
+    assert len(provider.requests) == 1_000
+    assert provider.requests[0].last_message.content == "q200"
+    assert provider.requests[-1].last_message.content == "q1199"
+
+    small = ScriptedProvider(default="ok", keep_requests=2)
+    everything = ScriptedProvider(default="ok", keep_requests=None)
+    for name in ("a", "b", "c"):
+        Agent(provider=small).run(name)
+        Agent(provider=everything).run(name)
+    assert [r.last_message.content for r in small.requests] == ["b", "c"]
+    assert len(everything.requests) == everything.calls == 3
+    with pytest.raises(ValueError, match="keep_requests must be >= 0"):
+        ScriptedProvider(keep_requests=-1)
