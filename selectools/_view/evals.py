@@ -42,10 +42,13 @@ MAX_REPORT_TRACES = 20
 
 _TONE = {"pass": "ok", "fail": "error", "error": "warn", "skip": "muted"}
 _FAILING = ("fail", "error")
+#: the same, matched against a ``CaseVerdict`` (a ``str`` enum) without reading ``.value``
+_FAILING_VERDICTS = frozenset(_FAILING)
 
 
 def _header(report: EvalReport) -> str:
-    tone = "ok" if report.accuracy >= 0.8 else "warn" if report.accuracy >= 0.5 else "error"
+    accuracy = report.accuracy  # each count is a pass over every case: read each once
+    tone = "ok" if accuracy >= 0.8 else "warn" if accuracy >= 0.5 else "error"
     counts = " ".join(
         [
             h.badge(f"{report.pass_count} pass", "ok"),
@@ -55,7 +58,7 @@ def _header(report: EvalReport) -> str:
         + ([h.badge(f"{report.skip_count} skip")] if report.skip_count else [])
     )
     return (
-        f"<b>Eval {h.esc(report.name)}</b> · {h.badge(f'{report.accuracy:.1%} accuracy', tone)} "
+        f"<b>Eval {h.esc(report.name)}</b> · {h.badge(f'{accuracy:.1%} accuracy', tone)} "
         f"{counts} · p50 {h.duration(report.latency_p50)} · p95 {h.duration(report.latency_p95)}"
         f" · {h.esc(h.format_cost(report.total_cost))} · {h.esc(h.format_tokens(report.total_tokens))}"
     )
@@ -104,12 +107,22 @@ def _row(index: int, result: CaseResult, with_trace: bool) -> str:
 
 def _shown_rows(report: EvalReport) -> list[tuple[int, CaseResult]]:
     """``(number, case)`` of the rows shown: every case in order when they fit in
-    :data:`MAX_REPORT_ROWS`, else the failing and erroring ones first, then passing ones."""
-    numbered = list(enumerate(report.results, 1))
-    if len(numbered) <= MAX_REPORT_ROWS:
-        return numbered
-    failing = [row for row in numbered if row[1].verdict.value in _FAILING]
-    others = [row for row in numbered if row[1].verdict.value not in _FAILING]
+    :data:`MAX_REPORT_ROWS`, else the failing and erroring ones first, then passing ones.
+
+    One pass that stops once the rows are all failing ones.
+    """
+    results = report.results
+    if len(results) <= MAX_REPORT_ROWS:
+        return list(enumerate(results, 1))
+    failing: list[tuple[int, CaseResult]] = []
+    others: list[tuple[int, CaseResult]] = []
+    for number, result in enumerate(results, 1):
+        if result.verdict in _FAILING_VERDICTS:
+            failing.append((number, result))
+            if len(failing) == MAX_REPORT_ROWS:
+                break
+        elif len(others) < MAX_REPORT_ROWS:
+            others.append((number, result))
     return (failing + others)[:MAX_REPORT_ROWS]
 
 

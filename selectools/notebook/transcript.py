@@ -111,6 +111,11 @@ class Transcript:
         self._line_open = False
         self._cache: dict[tuple[int, bool, bool], tuple[int, int, list[str]]] = {}
         self._calls = 0  # on_llm_start events seen: the number of the call in progress
+        # cards (denials among them) and notes of every turn, counted as they come, so a
+        # render counts what it leaves out from the turns it shows, however long the run
+        self._card_count = 0
+        self._denied_count = 0
+        self._note_count = 0
 
     # -- input ----------------------------------------------------------------
     def _iteration(self, number: int) -> Iteration:
@@ -206,6 +211,7 @@ class Transcript:
             block = self._current()
             block.cards.append(card)
             block.version += 1
+            self._card_count += 1
             self.cards[call_id] = card
             self._write(tool_card_text(card), line=True)
         elif name == "on_tool_end":
@@ -237,6 +243,7 @@ class Transcript:
             )
             block.notes.append(note)
             block.version += 1
+            self._note_count += 1
             self._write(f"  ↻ {note}", line=True)
         elif name == "on_run_start":
             self.messages = list(data["messages"])
@@ -256,6 +263,7 @@ class Transcript:
                 block = self._current()
                 block.guards.append(guard)
                 block.version += 1
+                self._note_count += 1
                 self._write(guard_note_text(guard), line=True)
 
     def _add_denial(self, data: dict[str, Any]) -> None:
@@ -265,6 +273,8 @@ class Transcript:
         block.cards.append(card)
         block.denied += 1
         block.version += 1
+        self._card_count += 1
+        self._denied_count += 1
         self._write(tool_card_text(card), line=True)
 
     def _add_error(self, line: str) -> None:
@@ -317,18 +327,21 @@ class Transcript:
         return start, 0
 
     def _not_shown(self, start: int, cut: int) -> str:
-        """What ``_shown`` leaves out, counted: ``990 earlier iterations with 9,900 tool calls``."""
+        """What ``_shown`` leaves out, counted: ``990 earlier iterations with 9,900 tool calls``.
+
+        From the run's totals less what the shown turns hold: the cost does not grow with the run.
+        """
         said = []
+        shown = self.iterations[start:]
         if start:
-            hidden = self.iterations[:start]
-            calls = sum(len(block.cards) for block in hidden)
-            denied = sum(block.denied for block in hidden)
-            notes = sum(len(block.notes) + len(block.guards) for block in hidden)
+            calls = self._card_count - sum(len(block.cards) for block in shown)
+            denied = self._denied_count - sum(block.denied for block in shown)
+            notes = self._note_count - sum(len(block.notes) + len(block.guards) for block in shown)
             what = f"{h.plural(start, 'earlier iteration')} with {calls_phrase(calls, denied)}"
             said.append(what + (f" and {h.plural(notes, 'note')}" if notes else ""))
         if cut:
-            block = self.iterations[start]
-            denied = sum(card.status == "denied" for card in block.cards[:cut])
+            block = shown[0]
+            denied = block.denied - sum(card.status == "denied" for card in block.cards[cut:])
             said.append(f"the first {calls_phrase(cut, denied)} of iteration {block.number}")
         return " and ".join(said)
 

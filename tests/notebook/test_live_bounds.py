@@ -109,3 +109,39 @@ def test_one_turn_with_more_calls_than_the_budget_shows_its_last_calls():
     assert _key(0, 24) not in text and _key(0, 25) in text and _key(0, many - 1) in text
     assert "fan out" in text  # the turn's own text is still shown
     assert text.splitlines()[-1].startswith(f"[final · 2 iterations · {many:,} tool calls · ")
+
+
+@tool()
+def remove(path: str) -> str:
+    """Deletes a file."""
+    return f"removed {path}"
+
+
+def test_the_line_counts_denied_calls_and_the_footer_counts_them_apart():
+    from selectools import ToolPolicy
+    from selectools._view._components import MAX_TOOL_CARDS, MAX_TURNS
+
+    turns = 100
+    script = [
+        reply("", tool_call("search", q=_key(t, 0)), tool_call("remove", path=f"p{t}"))
+        for t in range(turns)
+    ] + ["done"]
+    config = AgentConfig(
+        max_iterations=turns + 5, tool_policy=ToolPolicy(allow=["search"], deny=["remove"])
+    )
+    surface = Recorder()
+    run_live(Agent(tools=[search, remove], provider=ScriptedProvider(script), config=config),
+             "go", surface=surface)  # fmt: skip
+    text = surface.final["text/plain"]
+    # the answer's turn and the last MAX_TURNS - 1 turns of two calls fit the card budget
+    assert 2 * (MAX_TURNS - 1) <= MAX_TOOL_CARDS
+    hidden = turns - (MAX_TURNS - 1)
+    line = (
+        f"… {hidden} earlier iterations with {2 * hidden} tool calls ({hidden} denied) "
+        "not shown — result.trace has every step"
+    )
+    assert line in text.splitlines()
+    assert text.splitlines()[-1].startswith(
+        f"[final · {turns + 1} iterations · {turns} tool calls · {turns} denied · "
+    )
+    assert text.count("⊘ denied by tool policy") == MAX_TURNS - 1
