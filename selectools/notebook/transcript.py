@@ -402,10 +402,15 @@ class Transcript:
         return "".join(parts)
 
     def _messages_html(self) -> str:
+        """The messages the run started with: the last :data:`MAX_TURNS` (a history grows every run)."""
         body = ""
         if self.system_prompt:
             body += h.details("System prompt", h.pre(self.system_prompt))
-        body += "".join(render(message, "html") for message in self.messages)
+        hidden = max(len(self.messages) - MAX_TURNS, 0)
+        if hidden:
+            where = "the agent's memory (or the list the run was given) has them all"
+            body += not_shown_html(f"the first {h.plural(hidden, 'message')}", where)
+        body += "".join(render(message, "html") for message in self.messages[hidden:])
         return h.details(h.esc(f"Messages ({len(self.messages)})"), body)
 
     def text(self, *, hide_answer: bool = False) -> str:

@@ -145,3 +145,24 @@ def test_the_line_counts_denied_calls_and_the_footer_counts_them_apart():
         f"[final · {turns + 1} iterations · {turns} tool calls · {turns} denied · "
     )
     assert text.count("⊘ denied by tool policy") == MAX_TURNS - 1
+
+
+def test_the_final_render_shows_the_last_messages_of_a_long_history():
+    from selectools import ConversationMemory, Message, Role
+    from selectools._view._components import MAX_TURNS
+
+    memory = ConversationMemory(max_messages=1_000)
+    memory.extend(
+        [
+            Message(role=Role.USER if i % 2 == 0 else Role.ASSISTANT, content=f"m{i:03d}!")
+            for i in range(500)
+        ]
+    )
+    surface = Recorder()
+    run_live(Agent(provider=ScriptedProvider(["ok"]), memory=memory), "go", surface=surface)
+    html = surface.final["text/html"]
+    assert "Messages (501)" in html  # the label counts every message the run started with
+    hidden = 501 - MAX_TURNS
+    assert f"the first {hidden} messages not shown" in html
+    assert "m499!" in html and "go</pre>" in html and f"m{hidden - 1:03d}!" not in html
+    assert "m000!" not in html
