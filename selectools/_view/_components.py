@@ -14,8 +14,11 @@ from ._steps import step_name
 
 __all__ = [
     "MAX_STEP_ROWS",
+    "MAX_TOOL_CARDS",
+    "MAX_TURNS",
     "GuardNote",
     "ToolCard",
+    "calls_phrase",
     "card_from_step",
     "denial_card",
     "denied_by",
@@ -23,6 +26,8 @@ __all__ = [
     "guard_note",
     "guard_note_html",
     "guard_note_text",
+    "not_shown_html",
+    "not_shown_text",
     "steps_table",
     "tool_card_html",
     "tool_card_text",
@@ -32,6 +37,15 @@ __all__ = [
 
 #: traces longer than this show their first rows and point to ``to_dataframe()``
 MAX_STEP_ROWS = 200
+#: tool cards a view of a run renders in full: the most recent ones. A card is about
+#: 1 KB of HTML, so a running view redrawn up to 30 times a second sends about 100 KB a
+#: redraw however long the run (10,000 calls were 9.6 MB and 150 ms a redraw), and the
+#: final render a saved notebook keeps stays that size; a hundred calls is many screens
+#: of recent work, and ``result.trace`` has every step
+MAX_TOOL_CARDS = 100
+#: model turns (iterations: their text, notes and usage rows) a view of a run renders
+#: in full, the most recent ones: turns without tool calls are bounded too
+MAX_TURNS = 50
 _ARGS_PREVIEW = 80
 _RESULT_PREVIEW = 80
 
@@ -103,6 +117,20 @@ def error_line(error: BaseException) -> str:
     return h.one_line(f"{type(error).__name__}: {first}" if first else type(error).__name__, 300)
 
 
+def calls_phrase(count: int, denied: int) -> str:
+    """``9,900 tool calls``, with ``(3 denied)`` when some of them were refused."""
+    return h.plural(count, "tool call") + (f" ({denied:,} denied)" if denied else "")
+
+
+def not_shown_text(what: str, where: str) -> str:
+    """The line a bounded view shows in place of what it left out: how much, and where it all is."""
+    return f"… {what} not shown — {where}"
+
+
+def not_shown_html(what: str, where: str) -> str:
+    return f"<div>{h.muted(not_shown_text(what, where))}</div>"
+
+
 def card_from_step(step: TraceStep) -> ToolCard:
     """A tool card for a recorded ``tool_execution`` step."""
     failed = step.status == "error"
@@ -163,6 +191,8 @@ def usage_line(usage: AgentUsage) -> str:
 
 
 def usage_table(calls: Sequence[UsageStats]) -> str:
+    """A row per model call: the last :data:`MAX_TURNS`, after a line counting the earlier ones."""
+    hidden = max(len(calls) - MAX_TURNS, 0)
     rows = [
         [
             str(index),
@@ -172,11 +202,15 @@ def usage_table(calls: Sequence[UsageStats]) -> str:
             f"{stats.total_tokens:,}",
             h.esc(h.format_cost(stats.cost_usd)),
         ]
-        for index, stats in enumerate(calls, 1)
+        for index, stats in enumerate(calls[hidden:], hidden + 1)
     ]
-    return h.table(
+    html = h.table(
         ["call", "model", "prompt", "completion", "total", "cost"], rows, numeric=(0, 2, 3, 4, 5)
     )
+    if hidden:
+        where = "usage.iterations has every call"
+        html = not_shown_html(f"the first {h.plural(hidden, 'model call')}", where) + html
+    return html
 
 
 def steps_table(trace: AgentTrace) -> str:

@@ -14,9 +14,13 @@ from ..types import AgentResult, ContentPart, Message, ToolCall
 from ..usage import AgentUsage, UsageStats
 from . import _html as h
 from ._components import (
+    MAX_TOOL_CARDS,
+    MAX_TURNS,
     ToolCard,
+    calls_phrase,
     card_from_step,
     denial_card,
+    not_shown_html,
     steps_table,
     tool_card_html,
     tool_card_text,
@@ -90,19 +94,24 @@ def result_header_html(result: AgentResult) -> str:
 
 
 def result_details_html(result: AgentResult, *, tool_calls: bool = True) -> str:
-    """The collapsible sections under a result: tool calls, reasoning, parsed, usage, trace."""
+    """The collapsible sections under a result: tool calls, reasoning, parsed, usage, trace.
+
+    Bounded like the live view: the last :data:`MAX_TOOL_CARDS` tool cards and
+    :data:`MAX_TURNS` reasoning texts, each list after a line counting what it leaves out.
+    """
     parts = []
     if tool_calls and result.tool_calls:
         parts.append(
-            h.details(
-                h.esc(f"Tool calls ({len(result.tool_calls)})"),
-                "".join(tool_card_html(card) for card in _cards(result)),
-            )
+            h.details(h.esc(f"Tool calls ({len(result.tool_calls)})"), _cards_html(result))
         )
     if result.reasoning_history:
-        parts.append(
-            h.details("Reasoning", "".join(h.pre(text) for text in result.reasoning_history))
-        )
+        texts = result.reasoning_history
+        hidden = max(len(texts) - MAX_TURNS, 0)
+        body = "".join(h.pre(text) for text in texts[hidden:])
+        if hidden:
+            what = f"the first {h.plural(hidden, 'reasoning text')}"
+            body = not_shown_html(what, "result.reasoning_history has them all") + body
+        parts.append(h.details("Reasoning", body))
     if result.parsed is not None:
         parts.append(h.details("Parsed output", h.pre(h.json_text(result.parsed, indent=2))))
     if result.usage is not None:
@@ -114,6 +123,18 @@ def result_details_html(result: AgentResult, *, tool_calls: bool = True) -> str:
             )
         )
     return "".join(parts)
+
+
+def _cards_html(result: AgentResult) -> str:
+    """The last :data:`MAX_TOOL_CARDS` cards, after a line counting the earlier ones."""
+    cards = _cards(result)
+    hidden = max(len(cards) - MAX_TOOL_CARDS, 0)
+    html = "".join(tool_card_html(card) for card in cards[hidden:])
+    if hidden:
+        denied = sum(card.status == "denied" for card in cards[:hidden])
+        what = f"the first {calls_phrase(hidden, denied)}"
+        html = not_shown_html(what, "result.trace has every step") + html
+    return html
 
 
 def _cards(result: AgentResult) -> list[ToolCard]:

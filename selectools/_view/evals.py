@@ -1,8 +1,11 @@
 """HTML views of eval results: the report, a regression comparison, a progress line.
 
-The report view is a summary header (accuracy, counts, latency, cost), a table
-with pass/fail colours, and, for every failing or erroring case, a collapsible
-row with the failures, the agent's output and its trace. Inline styles only, as
+The report view is a summary header (accuracy, counts, latency, cost, over every
+case), a table with pass/fail colours, and, for every failing or erroring case
+shown, a collapsible row with the failures, the agent's output and its trace.
+The table is bounded (:data:`MAX_REPORT_ROWS`, :data:`MAX_REPORT_TRACES`): a
+larger report shows its failing and erroring cases first, fills the rest with
+passing ones, and says how many cases it leaves out. Inline styles only, as
 every other view (they survive JupyterLab's sanitizer); durations are in
 ``st-ms`` spans so notebook tests can sanitize them.
 """
@@ -13,19 +16,39 @@ from typing import TYPE_CHECKING, Any
 
 from .._display import Renderers, render
 from . import _html as h, eval_frames
+from ._components import not_shown_html
 
 if TYPE_CHECKING:
     from ..evals.case import CaseResult
     from ..evals.regression import RegressionResult
     from ..evals.report import EvalReport
 
-__all__ = ["RENDERERS", "progress_html", "regression_html", "report_html"]
+__all__ = [
+    "MAX_REPORT_ROWS",
+    "MAX_REPORT_TRACES",
+    "RENDERERS",
+    "progress_html",
+    "regression_html",
+    "report_html",
+]
+
+#: cases a report's table shows: a row is about 0.4 KB, 1.4 KB with its details, so
+#: 10,000 cases were 29 MB of notebook output; a hundred rows stay near 150 KB, and
+#: ``report.to_dataframe()`` has every case
+MAX_REPORT_ROWS = 100
+#: failing rows whose details embed the case's trace (one trace is 1.7 KB for a single
+#: model call and up to about 100 KB for a long run); later rows say where theirs is
+MAX_REPORT_TRACES = 20
 
 _TONE = {"pass": "ok", "fail": "error", "error": "warn", "skip": "muted"}
+_FAILING = ("fail", "error")
+#: the same, matched against a ``CaseVerdict`` (a ``str`` enum) without reading ``.value``
+_FAILING_VERDICTS = frozenset(_FAILING)
 
 
 def _header(report: EvalReport) -> str:
-    tone = "ok" if report.accuracy >= 0.8 else "warn" if report.accuracy >= 0.5 else "error"
+    accuracy = report.accuracy  # each count is a pass over every case: read each once
+    tone = "ok" if accuracy >= 0.8 else "warn" if accuracy >= 0.5 else "error"
     counts = " ".join(
         [
             h.badge(f"{report.pass_count} pass", "ok"),
@@ -35,13 +58,13 @@ def _header(report: EvalReport) -> str:
         + ([h.badge(f"{report.skip_count} skip")] if report.skip_count else [])
     )
     return (
-        f"<b>Eval {h.esc(report.name)}</b> · {h.badge(f'{report.accuracy:.1%} accuracy', tone)} "
+        f"<b>Eval {h.esc(report.name)}</b> · {h.badge(f'{accuracy:.1%} accuracy', tone)} "
         f"{counts} · p50 {h.duration(report.latency_p50)} · p95 {h.duration(report.latency_p95)}"
         f" · {h.esc(h.format_cost(report.total_cost))} · {h.esc(h.format_tokens(report.total_tokens))}"
     )
 
 
-def _detail(result: CaseResult) -> str:
+def _detail(index: int, result: CaseResult, with_trace: bool) -> str:
     parts = []
     for failure in result.failures:
         parts.append(
@@ -52,14 +75,17 @@ def _detail(result: CaseResult) -> str:
         parts.append(h.pre(result.error, "warn"))
     parts.append("<b>Output</b>" + h.pre(result.output or "(no output)"))
     trace = getattr(result.result, "trace", None)
-    if trace is not None:
+    if trace is not None and with_trace:
         parts.append(h.details(f"Trace {h.muted(result.trace_id or '')}", render(trace, "html")))
+    elif trace is not None:
+        where = f"report.results[{index - 1}].result.trace has it"
+        parts.append(h.muted(f"trace {result.trace_id or ''} not embedded: {where}"))
     elif result.trace_id:
         parts.append(h.muted(f"trace {result.trace_id}"))
     return "<br>".join(parts)
 
 
-def _row(index: int, result: CaseResult) -> str:
+def _row(index: int, result: CaseResult, with_trace: bool) -> str:
     verdict = result.verdict.value
     failing = ", ".join(dict.fromkeys(f.evaluator for f in result.failures))
     cells = [
@@ -73,25 +99,69 @@ def _row(index: int, result: CaseResult) -> str:
     ]
     style = 'style="padding: 1px 8px;"'
     row = "".join(f"<td {style}>{c}</td>" for c in cells)
-    if verdict not in ("fail", "error"):
+    if verdict not in _FAILING:
         return f"<tr>{row}</tr>"
-    body = h.details(h.muted("details"), _detail(result))
+    body = h.details(h.muted("details"), _detail(index, result, with_trace))
     return f"<tr>{row}</tr><tr><td></td><td colspan=6 {style}>{body}</td></tr>"
 
 
+def _shown_rows(report: EvalReport) -> list[tuple[int, CaseResult]]:
+    """``(number, case)`` of the rows shown: every case in order when they fit in
+    :data:`MAX_REPORT_ROWS`, else the failing and erroring ones first, then passing ones.
+
+    One pass that stops once the rows are all failing ones.
+    """
+    results = report.results
+    if len(results) <= MAX_REPORT_ROWS:
+        return list(enumerate(results, 1))
+    failing: list[tuple[int, CaseResult]] = []
+    others: list[tuple[int, CaseResult]] = []
+    for number, result in enumerate(results, 1):
+        if result.verdict in _FAILING_VERDICTS:
+            failing.append((number, result))
+            if len(failing) == MAX_REPORT_ROWS:
+                break
+        elif len(others) < MAX_REPORT_ROWS:
+            others.append((number, result))
+    return (failing + others)[:MAX_REPORT_ROWS]
+
+
+def _not_shown(report: EvalReport, shown: list[tuple[int, CaseResult]]) -> str:
+    """The line counting the cases the table leaves out, and how to get them ("" if none)."""
+    hidden = len(report.results) - len(shown)
+    if not hidden:
+        return ""
+    fails = report.fail_count - sum(r.verdict.value == "fail" for _, r in shown)
+    errors = report.error_count - sum(r.verdict.value == "error" for _, r in shown)
+    which = f"{fails:,} of them failing, {errors:,} erroring" if fails or errors else ""
+    what = f"{hidden:,} more cases ({which or 'none failing or erroring'})"
+    where = (
+        'report.to_dataframe() has every case, report.filter_by_verdict("fail") the failing ones'
+    )
+    if errors:
+        where += ', report.filter_by_verdict("error") the erroring ones'
+    return not_shown_html(what, where)
+
+
 def report_html(report: EvalReport) -> str:
-    """The rich notebook view of a report."""
+    """The rich notebook view of a report (bounded: see the module docstring)."""
     headers = ["#", "verdict", "case", "failing", "latency", "cost", "tags"]
     head = "".join(
         f'<th style="text-align: left; padding: 1px 8px;">{h.esc(x)}</th>' for x in headers
     )
-    rows = "".join(_row(i, r) for i, r in enumerate(report.results, 1))
+    shown = _shown_rows(report)
+    rows = []
+    traces = 0
+    for index, result in shown:
+        with_trace = traces < MAX_REPORT_TRACES
+        rows.append(_row(index, result, with_trace))
+        traces += result.verdict.value in _FAILING
     table = (
         '<table style="border-collapse: collapse; font-size: 12px; margin: 4px 0;">'
-        f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
     tone = "ok" if report.fail_count + report.error_count == 0 else "error"
-    return h.box(_header(report) + table, "eval-report", tone)
+    return h.box(_header(report) + _not_shown(report, shown) + table, "eval-report", tone)
 
 
 def regression_html(result: RegressionResult) -> str:

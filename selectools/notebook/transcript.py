@@ -4,8 +4,16 @@ It is fed in order with the run's observer events (iterations, model calls and
 their messages, retries, tool starts and ends, the run's end with its
 :class:`AgentResult`) and, while a model call streams, with the text it has
 streamed so far (:meth:`Transcript.stream_text`). Rendering is a pure function
-of that input, so the final render is deterministic and equals the full
-transcript; durations appear only inside ``<span class="st-ms">``.
+of that input, so the final render is deterministic; durations appear only
+inside ``<span class="st-ms">``.
+
+Every render, running or final, is bounded: it shows the most recent turns in
+full (at most :data:`~selectools._view._components.MAX_TURNS` turns and
+:data:`~selectools._view._components.MAX_TOOL_CARDS` tool cards) after one line
+saying exactly how many earlier turns, tool calls and notes it leaves out, and
+that ``result.trace`` has every step. A short run is shown whole; a run of
+10,000 calls stays about 100 KB a redraw instead of 10 MB, and so does the final
+render a saved notebook keeps. Counts and totals (the footer) cover the whole run.
 """
 
 from __future__ import annotations
@@ -16,13 +24,18 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from .._display import render
 from .._view import _html as h
 from .._view._components import (
+    MAX_TOOL_CARDS,
+    MAX_TURNS,
     GuardNote,
     ToolCard,
+    calls_phrase,
     denial_card,
     error_line,
     guard_note,
     guard_note_html,
     guard_note_text,
+    not_shown_html,
+    not_shown_text,
     tool_card_html,
     tool_card_text,
 )
@@ -43,6 +56,8 @@ __all__ = ["PLAIN_TEXT_LIMIT", "Iteration", "Transcript"]
 
 #: characters of a model turn's text the plain-text render shows (the HTML shows all)
 PLAIN_TEXT_LIMIT = 4_000
+#: where the steps a bounded render leaves out are
+_EVERY_STEP = "result.trace has every step"
 
 
 def _bounded(text: str) -> str:
@@ -69,13 +84,16 @@ class Iteration:
     guards: list[GuardNote] = field(default_factory=list)
     version: int = 0
     call: int = 0
+    #: how many of ``cards`` are refusals (counted as they come: a render needs the number)
+    denied: int = 0
 
 
 class Transcript:
     """Text, tool cards and notes of a run, grouped by iteration; renders HTML and text.
 
     ``log`` is the append-only text a terminal prints as the run goes; ``html()``
-    and ``text()`` render the whole transcript (live, or final once ``result`` is set).
+    and ``text()`` render it (live, or final once ``result`` is set), bounded to the
+    most recent turns (see the module docstring).
     """
 
     def __init__(self, title: str) -> None:
@@ -91,8 +109,13 @@ class Transcript:
         self.blocked = False
         self.log: list[str] = []
         self._line_open = False
-        self._cache: dict[tuple[int, bool, bool], tuple[int, list[str]]] = {}
+        self._cache: dict[tuple[int, bool, bool], tuple[int, int, list[str]]] = {}
         self._calls = 0  # on_llm_start events seen: the number of the call in progress
+        # cards (denials among them) and notes of every turn, counted as they come, so a
+        # render counts what it leaves out from the turns it shows, however long the run
+        self._card_count = 0
+        self._denied_count = 0
+        self._note_count = 0
 
     # -- input ----------------------------------------------------------------
     def _iteration(self, number: int) -> Iteration:
@@ -188,6 +211,7 @@ class Transcript:
             block = self._current()
             block.cards.append(card)
             block.version += 1
+            self._card_count += 1
             self.cards[call_id] = card
             self._write(tool_card_text(card), line=True)
         elif name == "on_tool_end":
@@ -219,6 +243,7 @@ class Transcript:
             )
             block.notes.append(note)
             block.version += 1
+            self._note_count += 1
             self._write(f"  ↻ {note}", line=True)
         elif name == "on_run_start":
             self.messages = list(data["messages"])
@@ -238,6 +263,7 @@ class Transcript:
                 block = self._current()
                 block.guards.append(guard)
                 block.version += 1
+                self._note_count += 1
                 self._write(guard_note_text(guard), line=True)
 
     def _add_denial(self, data: dict[str, Any]) -> None:
@@ -245,7 +271,10 @@ class Transcript:
         card = denial_card(data["tool_name"], data["tool_args"], data.get("call_id"), data)
         block = self._current()
         block.cards.append(card)
+        block.denied += 1
         block.version += 1
+        self._card_count += 1
+        self._denied_count += 1
         self._write(tool_card_text(card), line=True)
 
     def _add_error(self, line: str) -> None:
@@ -278,19 +307,62 @@ class Transcript:
             return None
         return self.iterations[-1]
 
-    def _block_parts(self, block: Iteration, numbered: bool, hide_text: bool) -> list[str]:
-        """The block's HTML as parts (cached per version): the answer's text is one of them, uncopied."""
+    def _shown(self) -> tuple[int, int]:
+        """What a render shows: ``iterations[start:]``, the first of them without its first ``cut`` cards.
+
+        The most recent turns that fit in :data:`MAX_TURNS` turns and
+        :data:`MAX_TOOL_CARDS` cards; the turn that does not fit whole shows its
+        last cards up to the budget.
+        """
+        budget = MAX_TOOL_CARDS
+        start = len(self.iterations)
+        while start > 0 and len(self.iterations) - start < MAX_TURNS:
+            count = len(self.iterations[start - 1].cards)
+            if count > budget:
+                if budget == 0:
+                    break
+                return start - 1, count - budget
+            budget -= count
+            start -= 1
+        return start, 0
+
+    def _not_shown(self, start: int, cut: int) -> str:
+        """What ``_shown`` leaves out, counted: ``990 earlier iterations with 9,900 tool calls``.
+
+        From the run's totals less what the shown turns hold: the cost does not grow with the run.
+        """
+        said = []
+        shown = self.iterations[start:]
+        if start:
+            calls = self._card_count - sum(len(block.cards) for block in shown)
+            denied = self._denied_count - sum(block.denied for block in shown)
+            notes = self._note_count - sum(len(block.notes) + len(block.guards) for block in shown)
+            what = f"{h.plural(start, 'earlier iteration')} with {calls_phrase(calls, denied)}"
+            said.append(what + (f" and {h.plural(notes, 'note')}" if notes else ""))
+        if cut:
+            block = shown[0]
+            denied = block.denied - sum(card.status == "denied" for card in block.cards[cut:])
+            said.append(f"the first {calls_phrase(cut, denied)} of iteration {block.number}")
+        return " and ".join(said)
+
+    def _block_parts(
+        self, block: Iteration, numbered: bool, hide_text: bool, cut: int = 0
+    ) -> list[str]:
+        """The block's HTML as parts (cached per version): the answer's text is one of them, uncopied.
+
+        ``cut``: how many of its first cards are left out.
+        """
         key = (block.number, numbered, hide_text)
         cached = self._cache.get(key)
-        if cached is not None and cached[0] == block.version:
-            return cached[1]
+        if cached is not None and cached[0] == block.version and cached[1] == cut:
+            return cached[2]
         parts = [f"<div>{h.muted(f'iteration {block.number}')}</div>"] if numbered else []
         parts += [f"<div>{h.muted('↻ ' + note)}</div>" for note in block.notes]
         if block.text and not hide_text:
             parts += h.pre_parts(block.text)
-        parts += [tool_card_html(card) for card in block.cards]
+        parts += [tool_card_html(card) for card in block.cards[cut:]]
         parts += [guard_note_html(note) for note in block.guards]
-        self._cache[key] = (block.version, parts)
+        self._cache[key] = (block.version, cut, parts)
         return parts
 
     def html(self, *, hide_answer: bool = False) -> str:
@@ -312,8 +384,14 @@ class Transcript:
             h.box_open("run", tone),
             f"<div>{h.badge('agent', tone)} {h.esc(self.title)}</div>",
         ]
-        for block in self.iterations:
-            parts += self._block_parts(block, numbered, block is hidden)
+        start, cut = self._shown()
+        if start or cut:
+            parts.append(not_shown_html(self._not_shown(start, cut), _EVERY_STEP))
+        for index in range(start, len(self.iterations)):
+            block = self.iterations[index]
+            parts += self._block_parts(
+                block, numbered, block is hidden, cut if index == start else 0
+            )
         parts += [h.pre(error, tone="error") for error in self.errors]
         parts.append(status if result is not None else f"<div>{status}</div>")
         if result is not None:
@@ -324,10 +402,15 @@ class Transcript:
         return "".join(parts)
 
     def _messages_html(self) -> str:
+        """The messages the run started with: the last :data:`MAX_TURNS` (a history grows every run)."""
         body = ""
         if self.system_prompt:
             body += h.details("System prompt", h.pre(self.system_prompt))
-        body += "".join(render(message, "html") for message in self.messages)
+        hidden = max(len(self.messages) - MAX_TURNS, 0)
+        if hidden:
+            where = "the agent's memory (or the list the run was given) has them all"
+            body += not_shown_html(f"the first {h.plural(hidden, 'message')}", where)
+        body += "".join(render(message, "html") for message in self.messages[hidden:])
         return h.details(h.esc(f"Messages ({len(self.messages)})"), body)
 
     def text(self, *, hide_answer: bool = False) -> str:
@@ -342,13 +425,17 @@ class Transcript:
         hidden = self._answer_block() if hide_answer else None
         lines = [f"[agent] {self.title}"]
         numbered = len(self.iterations) > 1
-        for block in self.iterations:
+        start, cut = self._shown()
+        if start or cut:
+            lines.append(not_shown_text(self._not_shown(start, cut), _EVERY_STEP))
+        for index in range(start, len(self.iterations)):
+            block = self.iterations[index]
             if numbered:
                 lines.append(f"--- iteration {block.number}")
             lines += [f"  ↻ {note}" for note in block.notes]
             if block.text and block is not hidden:
                 lines.append(_bounded(block.text))
-            lines += [tool_card_text(card) for card in block.cards]
+            lines += [tool_card_text(card) for card in block.cards[cut if index == start else 0 :]]
             lines += [guard_note_text(note) for note in block.guards]
         lines += [f"  ✗ {error}" for error in self.errors]
         if self.result is not None:
