@@ -5,10 +5,13 @@ started plus the answers given so far; in this process the paused generator
 also waits in :data:`_LIVE`, so ``resume`` continues it at the exact ``yield``.
 After a restart only the checkpoint is left: the node re-runs from that state
 and its earlier yields get the stored answers (see ``graph.py``'s docstring).
+A run nobody will answer is given up with :func:`abandon`, which closes its
+generator; without it the generator and its state stay for the process's life.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import threading
 from typing import TYPE_CHECKING, Any
@@ -24,7 +27,7 @@ if TYPE_CHECKING:
     from .checkpoint import CheckpointStore
     from .graph import AgentGraph
 
-__all__ = ["pause", "reopen"]
+__all__ = ["abandon", "pause", "reopen"]
 
 # paused generators of this process: interrupt id -> (graph, generator, state it holds, run)
 _LIVE: dict[str, tuple[AgentGraph, Any, GraphState, _Run]] = {}
@@ -125,3 +128,24 @@ def reopen(
     run.step = step
     run.snapshot = snapshot
     return run, node_name, gen_obj
+
+
+def abandon(graph: AgentGraph, interrupt_id: str) -> bool:
+    """Close the generator paused at ``interrupt_id`` (its ``finally`` blocks run) and forget it.
+
+    False when no run of ``graph`` is paused there in this process. A checkpoint
+    of the run is left as it is: ``resume`` can still re-run the node from it.
+    """
+    with _LIVE_LOCK:
+        live = _LIVE.get(interrupt_id)
+        if live is None or live[0] is not graph:
+            return False
+        del _LIVE[interrupt_id]
+    gen = live[1]
+    if inspect.isasyncgen(gen):
+        from ._node_run import generator_portal
+
+        generator_portal().call(gen.aclose())
+    else:
+        gen.close()
+    return True

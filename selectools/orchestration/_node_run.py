@@ -278,7 +278,7 @@ _GENERATORS: list[Portal] = []
 _GENERATORS_LOCK = threading.Lock()
 
 
-def _generator_portal() -> Portal:
+def generator_portal() -> Portal:
     """The portal sync runs step async generator nodes on: one per process, closed at exit."""
     with _GENERATORS_LOCK:
         if not _GENERATORS:
@@ -305,7 +305,7 @@ def _perform_sync(effect: Any) -> Any:
     if kind is StepAsyncGenerator:
         # one long-lived portal: a paused async generator must outlive this call (a loop
         # that closes runs shutdown_asyncgens, which would finalize it at its yield)
-        return _generator_portal().call(
+        return generator_portal().call(
             astep_generator(effect.node, effect.gen, effect.answers, effect.live)
         )
     if kind is RunSubgraph:

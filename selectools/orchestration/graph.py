@@ -41,7 +41,7 @@ from ..types import AgentResult
 from ..usage import UsageStats
 from ._drivers import drive_async, drive_sync, drive_to_end
 from ._engine import END, core
-from ._interrupts import reopen
+from ._interrupts import abandon, reopen
 from ._run_state import _Run
 from .events import GraphEvent
 from .node import GraphNode, ParallelGroupNode, SubgraphNode
@@ -361,6 +361,17 @@ class AgentGraph(RichDisplay):
     ) -> tuple[_Run, Generator[Any, Any, None], Any]:
         run, node_name, live = reopen(self, interrupt_id, response, store)
         return run, core(self, run, node_name, fresh=False, resuming=interrupt_id), live
+
+    def abandon(self, interrupt_id: str) -> bool:
+        """Give up a run paused at ``interrupt_id`` that nobody will answer.
+
+        In this process a paused run keeps its node's generator (and the state it
+        holds) so :meth:`resume` continues at the ``yield``; ``abandon`` closes it,
+        running the node's ``finally`` blocks. A checkpoint, if the run had a store,
+        stays: :meth:`resume` with that store still re-runs the node from it.
+        Returns False when no run of this graph is paused there in this process.
+        """
+        return abandon(self, interrupt_id)
 
     def resume(
         self, interrupt_id: str, response: Any, checkpoint_store: CheckpointStore | None = None

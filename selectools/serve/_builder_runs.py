@@ -193,89 +193,95 @@ class BuilderRuns:
             text = str(saved.data.get(STATE_KEY_LAST_OUTPUT, prompt))
         history = 0
         starts: dict[str, float] = {}
-        while stream is not None:
-            source, stream = stream, None
-            try:
-                async for event in source:
-                    kind, name = event.type, event.node_name or ""
-                    nid = ids.get(name, name)
-                    step = max(event.step - 1, 0)
-                    if kind is GraphEventType.NODE_START and nid not in starts:
-                        starts[nid] = time.perf_counter() - began
-                        run.inputs[nid] = text
-                        yield {
-                            "type": "node_start",
-                            "node": nid,
-                            "step": step,
-                            "t": round(starts[nid], 4),
-                        }
-                    elif kind is GraphEventType.NODE_CHUNK and event.chunk:
-                        yield {"type": "chunk", "node": nid, "content": event.chunk}
-                    elif kind is GraphEventType.NODE_END and event.state is not None:
-                        state = event.state
-                        text = str(state.data.get(STATE_KEY_LAST_OUTPUT, ""))
-                        tokens, cost = 0, 0.0
-                        for _node, result in state.history[history:]:
-                            usage = result.usage
-                            tokens += usage.total_tokens if usage else 0
-                            cost += usage.total_cost_usd if usage else 0.0
-                            for call in result.trace.steps if result.trace else []:
-                                if call.type is StepType.TOOL_EXECUTION:
-                                    yield {
-                                        "type": "tool_call", "node": nid, "tool": call.tool_name or "",
-                                        "args": call.tool_args or {}, "result": call.result or "",
-                                        "ms": round(call.duration_ms, 1),
-                                    }  # fmt: skip
-                        history = len(state.history)
-                        kind_of = nodes.get(nid, {}).get("type")
-                        port = (
-                            str(state.data.get(port_key(name), "out"))
-                            if kind_of in ("loop", "hitl")
-                            else "out"
-                        )
-                        run.outputs[nid] = text
-                        yield {
-                            "type": "node_end", "node": nid, "step": step,
-                            "t0": round(starts.pop(nid, 0.0), 4), "t1": round(time.perf_counter() - began, 4),
-                            "tokens": tokens, "cost_usd": cost, "input": run.inputs.get(nid, ""),
-                            "output": text, "port": port, "edge": _edge_taken(doc, nid, port, text),
-                        }  # fmt: skip
-                    elif kind is GraphEventType.CHECKPOINT and event.checkpoint_id:
-                        run.checkpoints[step] = event.checkpoint_id
-                    elif kind is GraphEventType.GRAPH_INTERRUPT and event.interrupt_id:
-                        node = nodes.get(nid, {})
-                        answer = yield_answer = asyncio.get_running_loop().create_future()
-                        run.waiting[nid] = (yield_answer, list(node.get("options", [])))
-                        timeout = float(node.get("timeout_s", 300))
-                        yield {
-                            "type": "interrupt", "node": nid, "prompt": node.get("prompt", ""),
-                            "options": node.get("options", []), "timeout_s": timeout,
-                        }  # fmt: skip
-                        try:
-                            option = await asyncio.wait_for(asyncio.shield(answer), timeout)
-                        except asyncio.TimeoutError:
-                            option = node.get("default_option") or node["options"][0]
-                        finally:
-                            run.waiting.pop(nid, None)
-                        starts[nid] = starts.get(nid, time.perf_counter() - began)
-                        stream = graph.astream_resume(
-                            event.interrupt_id, option, checkpoint_store=store
-                        )
-                        break
-                    elif kind is GraphEventType.GRAPH_END:
-                        yield {"type": "result", "content": text}
-            except Exception as exc:  # the run failed: say where, keep the server up
-                node = getattr(exc, "node_name", None)
-                message = (
-                    str(exc)
-                    if isinstance(exc, (WorkflowError, ValueError)) or node
-                    else f"the run failed ({type(exc).__name__})"
-                )
-                yield {"type": "error", "message": message, "node": ids.get(node or "", node)}
-                return
-            finally:
-                if stream is None or stream is not source:
-                    await source.aclose()  # type: ignore[attr-defined]
+        paused: str | None = None  # the last interrupt this run paused at
+        try:
+            while stream is not None:
+                source, stream = stream, None
+                try:
+                    async for event in source:
+                        kind, name = event.type, event.node_name or ""
+                        nid = ids.get(name, name)
+                        step = max(event.step - 1, 0)
+                        if kind is GraphEventType.NODE_START and nid not in starts:
+                            starts[nid] = time.perf_counter() - began
+                            run.inputs[nid] = text
+                            yield {
+                                "type": "node_start",
+                                "node": nid,
+                                "step": step,
+                                "t": round(starts[nid], 4),
+                            }
+                        elif kind is GraphEventType.NODE_CHUNK and event.chunk:
+                            yield {"type": "chunk", "node": nid, "content": event.chunk}
+                        elif kind is GraphEventType.NODE_END and event.state is not None:
+                            state = event.state
+                            text = str(state.data.get(STATE_KEY_LAST_OUTPUT, ""))
+                            tokens, cost = 0, 0.0
+                            for _node, result in state.history[history:]:
+                                usage = result.usage
+                                tokens += usage.total_tokens if usage else 0
+                                cost += usage.total_cost_usd if usage else 0.0
+                                for call in result.trace.steps if result.trace else []:
+                                    if call.type is StepType.TOOL_EXECUTION:
+                                        yield {
+                                            "type": "tool_call", "node": nid, "tool": call.tool_name or "",
+                                            "args": call.tool_args or {}, "result": call.result or "",
+                                            "ms": round(call.duration_ms, 1),
+                                        }  # fmt: skip
+                            history = len(state.history)
+                            kind_of = nodes.get(nid, {}).get("type")
+                            port = (
+                                str(state.data.get(port_key(name), "out"))
+                                if kind_of in ("loop", "hitl")
+                                else "out"
+                            )
+                            run.outputs[nid] = text
+                            yield {
+                                "type": "node_end", "node": nid, "step": step,
+                                "t0": round(starts.pop(nid, 0.0), 4), "t1": round(time.perf_counter() - began, 4),
+                                "tokens": tokens, "cost_usd": cost, "input": run.inputs.get(nid, ""),
+                                "output": text, "port": port, "edge": _edge_taken(doc, nid, port, text),
+                            }  # fmt: skip
+                        elif kind is GraphEventType.CHECKPOINT and event.checkpoint_id:
+                            run.checkpoints[step] = event.checkpoint_id
+                        elif kind is GraphEventType.GRAPH_INTERRUPT and event.interrupt_id:
+                            paused = event.interrupt_id
+                            node = nodes.get(nid, {})
+                            answer = yield_answer = asyncio.get_running_loop().create_future()
+                            run.waiting[nid] = (yield_answer, list(node.get("options", [])))
+                            timeout = float(node.get("timeout_s", 300))
+                            yield {
+                                "type": "interrupt", "node": nid, "prompt": node.get("prompt", ""),
+                                "options": node.get("options", []), "timeout_s": timeout,
+                            }  # fmt: skip
+                            try:
+                                option = await asyncio.wait_for(asyncio.shield(answer), timeout)
+                            except asyncio.TimeoutError:
+                                option = node.get("default_option") or node["options"][0]
+                            finally:
+                                run.waiting.pop(nid, None)
+                            starts[nid] = starts.get(nid, time.perf_counter() - began)
+                            stream = graph.astream_resume(
+                                event.interrupt_id, option, checkpoint_store=store
+                            )
+                            break
+                        elif kind is GraphEventType.GRAPH_END:
+                            yield {"type": "result", "content": text}
+                except Exception as exc:  # the run failed: say where, keep the server up
+                    node = getattr(exc, "node_name", None)
+                    message = (
+                        str(exc)
+                        if isinstance(exc, (WorkflowError, ValueError)) or node
+                        else f"the run failed ({type(exc).__name__})"
+                    )
+                    yield {"type": "error", "message": message, "node": ids.get(node or "", node)}
+                    return
+                finally:
+                    if stream is None or stream is not source:
+                        await source.aclose()  # type: ignore[attr-defined]
+        finally:
+            if paused is not None:  # the client left at a Human Input node: free the run
+                graph.abandon(paused)
 
 
 def _answer(future: asyncio.Future[str], option: str) -> None:

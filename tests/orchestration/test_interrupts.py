@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from selectools.exceptions import GraphExecutionError
 from selectools.orchestration import (
     AgentGraph,
     FileCheckpointStore,
@@ -253,3 +254,57 @@ def test_a_killed_writer_never_leaves_a_half_written_checkpoint(tmp_path, kind):
     for meta in metas:  # every checkpoint there is whole
         state, step = store.load(meta.checkpoint_id)
         assert state.data["i"] == step and len(state.data["blob"]) == 200_000
+
+
+def _guarded_review(closed: list[str]):
+    def review(state):
+        try:
+            answer = yield InterruptRequest(prompt="Publish?")
+            state.last_output = f"approved: {answer}"
+        finally:
+            closed.append("review closed")
+
+    return review
+
+
+def test_abandon_closes_a_paused_generator_and_a_checkpoint_can_still_resume():
+    closed: list[str] = []
+    graph = AgentGraph(name="abandon")
+    graph.add_node("review", _guarded_review(closed), next_node=AgentGraph.END)
+    store = InMemoryCheckpointStore()
+    paused = graph.run("x", checkpoint_store=store)
+    assert paused.interrupted and closed == []
+    assert graph.abandon(paused.interrupt_id) is True
+    assert closed == ["review closed"]  # the node's finally ran
+    assert graph.abandon(paused.interrupt_id) is False  # nothing paused there any more
+    assert AgentGraph(name="other").abandon(paused.interrupt_id) is False
+    # the checkpoint is left: the node re-runs from it with the answer
+    done = graph.resume(paused.interrupt_id, "yes", checkpoint_store=store)
+    assert done.content == "approved: yes"
+
+
+def test_abandon_without_a_store_leaves_nothing_to_resume():
+    closed: list[str] = []
+    graph = AgentGraph(name="abandon-no-store")
+    graph.add_node("review", _guarded_review(closed), next_node=AgentGraph.END)
+    paused = graph.run("x")
+    assert graph.abandon(paused.interrupt_id) is True and closed == ["review closed"]
+    with pytest.raises(GraphExecutionError, match="not paused in this process"):
+        graph.resume(paused.interrupt_id, "yes")
+
+
+def test_abandon_closes_an_async_generator_node_paused_by_a_sync_run():
+    closed: list[str] = []
+
+    async def review(state):
+        try:
+            yield InterruptRequest(prompt="Publish?")
+        finally:
+            closed.append("async review closed")
+
+    graph = AgentGraph(name="abandon-async")
+    graph.add_node("review", review, next_node=AgentGraph.END)
+    paused = graph.run("x")
+    assert paused.interrupted
+    assert graph.abandon(paused.interrupt_id) is True
+    assert closed == ["async review closed"]

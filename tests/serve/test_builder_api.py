@@ -221,6 +221,25 @@ def test_human_input_waits_for_an_answer_and_times_out_to_the_default(server):
     assert wrong.status_code == 409
 
 
+def test_a_client_leaving_at_human_input_frees_the_paused_run(server):
+    """The run's paused generator is process state the client cannot reach once it left;
+    without ``abandon`` it stayed in ``_interrupts._LIVE`` for the server's life."""
+    from selectools.orchestration import _interrupts
+
+    before = set(_interrupts._LIVE)
+    with server.client.stream(
+        "POST", "/builder/api/run", json={"workflow": template("hitl_approval"), "prompt": "hi"}
+    ) as response:
+        for line in response.iter_lines():
+            if line.startswith("data: ") and '"type": "interrupt"' in line:
+                assert set(_interrupts._LIVE) - before  # paused, waiting for an answer
+                break  # the client goes away without answering
+    deadline = time.monotonic() + 60  # generous: the server notices the client left
+    while set(_interrupts._LIVE) - before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not set(_interrupts._LIVE) - before
+
+
 def test_a_failing_run_says_which_node(server):
     doc = template("simple_chatbot")
     doc["edges"][-1]["condition"] = "never"
