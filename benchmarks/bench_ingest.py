@@ -76,7 +76,9 @@ def splitter() -> RecursiveTextSplitter:
 def pipeline(root: Path, embedder: Any) -> tuple[float, int]:
     """(seconds, chunks) for ``ingest`` (load, chunk, embed, store) into a fresh in-memory store."""
     started = time.perf_counter()
-    report = ingest(root, InMemoryVectorStore(embedder=embedder), splitter=splitter())
+    report = ingest(
+        root, InMemoryVectorStore(embedder=embedder), splitter=splitter(), progress=False
+    )
     return time.perf_counter() - started, report.chunks
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..exceptions import GraphExecutionError
 from ..trace import now
 from ..types import AgentResult, Message, Role
-from ..usage import AgentUsage
+from ..usage import AgentUsage, UsageStats
 from ._effects import RunBranches, RunNode
 from ._interrupts import pause
 from ._node_run import NodeOutcome
@@ -234,11 +234,17 @@ def _collect(graph: AgentGraph, run: _Run, name: str, outcome: NodeOutcome, lane
         run.node_results.setdefault(name, []).append(result)
         usage = result.usage
         if usage is not None:
-            total = run.usage
-            total.prompt_tokens += usage.total_prompt_tokens
-            total.completion_tokens += usage.total_completion_tokens
-            total.total_tokens += usage.total_tokens
-            total.cost_usd += usage.total_cost_usd
+            _add_usage(
+                run.usage,
+                UsageStats(
+                    prompt_tokens=usage.total_prompt_tokens,
+                    completion_tokens=usage.total_completion_tokens,
+                    total_tokens=usage.total_tokens,
+                    cost_usd=usage.total_cost_usd,
+                    cache_read_tokens=usage.total_cache_read_tokens,
+                    cache_write_tokens=usage.total_cache_write_tokens,
+                ),
+            )
         if result.trace is not None:
             for agent_step in result.trace.steps:
                 agent_step.node_name = name
@@ -249,14 +255,21 @@ def _collect(graph: AgentGraph, run: _Run, name: str, outcome: NodeOutcome, lane
     if sub is not None:
         for child, results in sub.node_results.items():
             run.node_results.setdefault(f"{name}.{child}", []).extend(results)
-        run.usage.prompt_tokens += sub.total_usage.prompt_tokens
-        run.usage.completion_tokens += sub.total_usage.completion_tokens
-        run.usage.total_tokens += sub.total_usage.total_tokens
-        run.usage.cost_usd += sub.total_usage.cost_usd
+        _add_usage(run.usage, sub.total_usage)
         for sub_step in sub.trace.steps:
             if sub_step.node_name and not sub_step.node_name.startswith(f"{name}."):
                 sub_step.node_name = f"{name}.{sub_step.node_name}"
         run.trace.steps.extend(sub.trace.steps)
+
+
+def _add_usage(total: UsageStats, part: UsageStats) -> None:
+    """Add a node's (or subgraph's) totals to the run's; cached input is part of the prompt."""
+    total.prompt_tokens += part.prompt_tokens
+    total.completion_tokens += part.completion_tokens
+    total.total_tokens += part.total_tokens
+    total.cost_usd += part.cost_usd
+    total.cache_read_tokens += part.cache_read_tokens
+    total.cache_write_tokens += part.cache_write_tokens
 
 
 def _parallel(
