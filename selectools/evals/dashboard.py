@@ -4,8 +4,8 @@ The dashboard watches a suite (:meth:`EvalSuite.watch`) and keeps the events of
 its latest run: ``start`` (name, total), one ``case`` per finished case, ``end``
 (the report's counts and final verdicts, which include snapshot failures).
 ``serve()`` runs it on the serve stack (Starlette + uvicorn, Server-Sent Events
-via sse-starlette) on 127.0.0.1 in a background thread; a page that connects
-late replays the run so far. The page is a plain ES module and a stylesheet
+as ``selectools serve`` sends them) on 127.0.0.1 in a background thread; a page that
+connects late replays the run so far. The page is a plain ES module and a stylesheet
 shipped in ``selectools/evals/_static`` (no CDN, no build step).
 
 A browser page on the same machine is an attacker until proven otherwise, so
@@ -17,6 +17,7 @@ untrusted: the page only ever sets it as text.
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 import secrets
@@ -130,11 +131,12 @@ class EvalDashboard:
     def app(self, host: str = "127.0.0.1") -> Any:
         """The Starlette app: ``/`` (the page), ``/events`` (SSE), ``/static/<asset>``."""
         try:
-            from sse_starlette.sse import EventSourceResponse
             from starlette.applications import Starlette
             from starlette.requests import Request
             from starlette.responses import PlainTextResponse, Response
             from starlette.routing import Route
+
+            from ..serve._sse import EventStream
         except ImportError as exc:
             raise ImportError(
                 f"the eval dashboard needs the serve stack ({exc.name} is missing): "
@@ -184,9 +186,7 @@ class EvalDashboard:
             if (denied := refused(request, True)) is not None:
                 return denied
 
-            async def events() -> AsyncIterator[dict[str, str]]:
-                import anyio
-
+            async def events() -> AsyncIterator[tuple[str, str]]:
                 run, sent = -1, 0
                 while True:
                     closing = self._closing.is_set()  # read first: what follows is flushed
@@ -194,13 +194,13 @@ class EvalDashboard:
                     if current != run:  # a new run (or the first look): replay it from its start
                         run, sent = current, 0
                     for event in pending[sent:]:
-                        yield {"event": event["type"], "data": json.dumps(event)}
+                        yield event["type"], json.dumps(event)
                     sent = len(pending)
                     if closing:
                         return
-                    await anyio.sleep(_POLL_S)
+                    await asyncio.sleep(_POLL_S)
 
-            return EventSourceResponse(events(), headers=_HEADERS, ping=15)
+            return EventStream(events(), headers=_HEADERS, ping=15)
 
         return Starlette(
             routes=[

@@ -24,20 +24,33 @@ log = logging.getLogger("selectools.serve")
 _PING = {"type": "http.response.body", "body": b": ping\n\n", "more_body": True}
 
 
-def frame(data: str) -> bytes:
-    """One SSE event carrying ``data`` (a line per ``data:`` field, as the format requires)."""
+def frame(data: str, event: str | None = None) -> bytes:
+    """One SSE event carrying ``data`` (a line per ``data:`` field, as the format requires),
+    named ``event`` when given (the page's ``addEventListener(event)`` gets it)."""
+    named = ""
+    if event is not None:
+        if "\n" in event or "\r" in event:
+            raise ValueError(f"an SSE event name is one line, got {event!r}")
+        named = f"event: {event}\n"
     if "\n" not in data and "\r" not in data:
-        return f"data: {data}\n\n".encode()
-    return ("".join(f"data: {line}\n" for line in data.splitlines()) + "\n").encode()
+        return f"{named}data: {data}\n\n".encode()
+    return (named + "".join(f"data: {line}\n" for line in data.splitlines()) + "\n").encode()
 
 
 class EventStream(Response):
-    """``text/event-stream`` of ``events`` (each a ``data`` payload); a comment every ``ping`` s."""
+    """``text/event-stream`` of ``events``; a comment every ``ping`` s.
+
+    Each item is a ``data`` payload, or an ``(event, data)`` pair for a named event.
+    """
 
     media_type = "text/event-stream"
 
     def __init__(
-        self, events: AsyncIterator[str], *, headers: Mapping[str, str], ping: float = 15.0
+        self,
+        events: AsyncIterator[str] | AsyncIterator[tuple[str, str]],
+        *,
+        headers: Mapping[str, str],
+        ping: float = 15.0,
     ) -> None:
         self.events = events
         self.ping = ping
@@ -75,11 +88,10 @@ class EventStream(Response):
         watcher = asyncio.ensure_future(watch())
         timer = loop.call_later(self.ping, ping)
         try:
-            async for data in self.events:
+            async for item in self.events:
+                body = frame(item) if isinstance(item, str) else frame(item[1], item[0])
                 async with sending:
-                    await send(
-                        {"type": "http.response.body", "body": frame(data), "more_body": True}
-                    )
+                    await send({"type": "http.response.body", "body": body, "more_body": True})
             async with sending:
                 finished = True
                 await send({"type": "http.response.body", "body": b"", "more_body": False})

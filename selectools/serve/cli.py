@@ -31,7 +31,6 @@ KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GEMINI_API
 OPTIONAL_DEPENDENCIES = (
     ("starlette", "Starlette serving"),
     ("uvicorn", "uvicorn ASGI server"),
-    ("sse_starlette", "SSE streaming"),
     ("yaml", "YAML agent configs"),
     ("fastapi", "FastAPI serving"),
     ("flask", "Flask serving"),

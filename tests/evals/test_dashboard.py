@@ -209,6 +209,6 @@ def test_the_cli_serves_the_dashboard_while_the_cases_run(tmp_path):
 
 
 def test_without_the_serve_extra_the_error_names_it(monkeypatch):
-    monkeypatch.setitem(sys.modules, "sse_starlette.sse", None)  # as if not installed
+    monkeypatch.setitem(sys.modules, "starlette.applications", None)  # as if not installed
     with pytest.raises(ImportError, match=r"pip install .*\"uvicorn.*the 'serve' extra"):
         EvalDashboard().app()

@@ -7,6 +7,7 @@ import time
 from collections.abc import AsyncIterator
 
 import httpx
+import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.routing import Route
@@ -18,6 +19,13 @@ from selectools.serve.app import serve_in_background
 def test_a_payload_with_line_breaks_becomes_one_event_of_several_data_lines():
     assert frame('{"a": 1}') == b'data: {"a": 1}\n\n'
     assert frame("one\ntwo\r\nthree") == b"data: one\ndata: two\ndata: three\n\n"
+
+
+def test_a_named_event_leads_with_its_name_and_a_name_is_one_line():
+    assert frame('{"n": 1}', "case") == b'event: case\ndata: {"n": 1}\n\n'
+    assert frame("a\nb", "end") == b"event: end\ndata: a\ndata: b\n\n"
+    with pytest.raises(ValueError, match="one line"):
+        frame("x", "case\ndata: forged")
 
 
 def test_a_quiet_stream_sends_keep_alive_comments_then_its_events():
