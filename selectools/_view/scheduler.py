@@ -99,7 +99,7 @@ def scheduler_text(scheduler: AgentScheduler, now: datetime) -> str:
 
 
 def _html(scheduler: AgentScheduler) -> str:
-    return scheduler_html(scheduler, scheduler._now())  # the scheduler's clock (a test may set it)
+    return scheduler_html(scheduler, scheduler.now())  # the scheduler's clock (a test may set it)
 
 
 RENDERERS: dict[str, Renderers] = {

@@ -29,7 +29,7 @@ class SchedulerView:
         scheduler.listeners.append(self._on_result)
 
     def _bundle(self) -> dict[str, str]:
-        now = self.scheduler._now()
+        now = self.scheduler.now()
         return {
             "text/html": scheduler_html(self.scheduler, now),
             "text/plain": scheduler_text(self.scheduler, now),

@@ -141,6 +141,10 @@ class AgentScheduler(RichDisplay):
         self.listeners: list[Callable[[AgentScheduler, JobResult], Any]] = []
 
     # -- jobs --------------------------------------------------------------
+    def now(self) -> datetime:
+        """The current time on this scheduler's clock (the ``now`` it was given)."""
+        return self._now()
+
     @property
     def jobs(self) -> list[ScheduledJob]:
         return list(self._jobs.values())

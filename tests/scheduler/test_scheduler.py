@@ -339,3 +339,9 @@ def test_display_html_lists_jobs_and_last_results():
     assert "1 failure" in html
     assert "in 5m" in html
     assert repr(scheduler) == "AgentScheduler(2 jobs, 2 results)"
+
+
+def test_now_reads_the_clock_the_scheduler_was_given():
+    moment = datetime(2026, 1, 2, 3, 4, tzinfo=timezone.utc)
+    assert AgentScheduler(now=lambda: moment).now() == moment
+    assert abs(AgentScheduler().now() - datetime.now(timezone.utc)) < timedelta(seconds=60)
