@@ -1,7 +1,8 @@
 """EvalSuite at scale: per-case overhead against a bare loop, and 10,000 cases on Ray.
 
-Local: 1,000 cases at ``max_concurrency=50`` against a 20 ms model. The ideal is
-the model's latency alone (1,000 / 50 x 20 ms = 0.40 s; target within 1.25x).
+Local: 1,000 cases at ``max_concurrency=50`` against a 20 ms model, through
+``run`` (threads) and ``arun`` (asyncio). The ideal is the model's latency alone
+(1,000 / 50 x 20 ms = 0.40 s; target within 1.25x).
 The reference, measured in the same run, is a bare loop calling the same agent
 from the same thread pool (``agent.run(case.input)``, no copy, no grading, no
 report); the suite's own cost per case is its CPU time per case minus the bare
@@ -19,6 +20,7 @@ Run: ``python benchmarks/bench_evals.py [--rounds 5] [--ray-cases 10000] [--no-r
 from __future__ import annotations
 
 import argparse
+import asyncio
 import copy
 import os
 import statistics
@@ -92,6 +94,7 @@ def local(rounds: int) -> None:
     runs: dict[str, Callable[[], object]] = {
         "bare loop": bare,
         "EvalSuite.run": lambda: suite().run(),
+        "EvalSuite.arun": lambda: asyncio.run(suite().arun()),
     }
     for run in runs.values():  # warm up imports and the thread pool path
         run()
