@@ -182,15 +182,22 @@ class RAGAgent:
     ) -> Agent:
         """An agent whose ``search_knowledge_base`` tool searches ``documents``, chunked and
         embedded into ``vector_store`` now (with a progress bar for large sets;
-        ``progress=False`` hides it)."""
-        from ..agent.core import Agent
+        ``progress=False`` hides it).
 
-        chunks = TextSplitter(chunk_size=chunk_size, chunk_overlap=chunk_overlap).split_documents(
-            documents
-        )
+        Chunks go in through :func:`~selectools.rag.ingest`: a chunk the store already
+        holds (same text and metadata) is not embedded or stored again, so building
+        the agent again over a saved store, e.g. re-running a notebook cell, adds
+        only what is new.
+        """
+        from ..agent.core import Agent
+        from ._ingest import ingest
+
+        splitter = TextSplitter(chunk_size=chunk_size, chunk_overlap=chunk_overlap)
         embedder = vector_store.embedder
         before = _usage_snapshot(embedder)
-        vector_store.add_documents(chunks, progress=progress)
+        docs = list(documents)
+        large = len(docs) > vector_store.EMBED_BATCH  # a bar for large sets, as add_documents
+        ingest(docs, vector_store, splitter=splitter, progress=progress and large)
         rag_tool = RAGTool(vector_store, top_k=top_k, score_threshold=score_threshold)
         agent = Agent(
             tools=[rag_tool.search_knowledge_base],

@@ -127,6 +127,35 @@ def test_rag_agent_from_directory_and_files(tmp_path: Path) -> None:
     assert [d.text for _, d in store2.documents()] == ["Not m", "arkdo", "wn."]
 
 
+def test_building_a_rag_agent_again_over_a_saved_store_adds_only_what_is_new(
+    tmp_path: Path,
+) -> None:
+    """Re-running the notebook cell (or the script) must not store every chunk twice."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "shipping.md").write_text("Parcels arrive within three to five working days.")
+
+    def build(splitting: dict[str, int]) -> tuple[VectorStore, int]:
+        store = VectorStore.create("sqlite", embedder=HashEmbedder(), db_path=tmp_path / "kb.db")
+        agent = RAGAgent.from_directory(
+            docs, ScriptedProvider(["ok"]), store, progress=False, **splitting
+        )
+        return store, agent.usage.total_embedding_tokens
+
+    store, first_tokens = build({})
+    assert store.count() == 1 and first_tokens > 0
+    store, again_tokens = build({})
+    assert store.count() == 1 and again_tokens == 0  # nothing embedded twice
+    (docs / "returns.md").write_text("Unwanted items can be sent back for a full refund.")
+    store, _ = build({})
+    assert sorted(d.metadata["filename"] for _, d in store.documents()) == [
+        "returns.md",
+        "shipping.md",
+    ]
+    store, _ = build({"chunk_size": 20, "chunk_overlap": 0})  # other chunks: stored too
+    assert store.count() > 2
+
+
 def test_e5_is_a_real_model(e5: E5EmbeddingProvider) -> None:
     assert e5.dimension == 384 and len(e5.embed_query("hello")) == 384
     store = VectorStore.create("memory", embedder=e5)
