@@ -7,7 +7,8 @@ The table is bounded (:data:`MAX_REPORT_ROWS`, :data:`MAX_REPORT_TRACES`): a
 larger report shows its failing and erroring cases first, fills the rest with
 passing ones, and says how many cases it leaves out. Inline styles only, as
 every other view (they survive JupyterLab's sanitizer); durations are in
-``st-ms`` spans so notebook tests can sanitize them.
+``st-ms`` spans so notebook tests can sanitize them. The standalone page with
+every case is ``EvalReport.to_html()`` (``evals/html.py``).
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 Inline CSS and a few lines of inline JavaScript (filter by verdict, search,
 expand a case to see its failures and output); no CDN, fonts or images, so the
 page works offline, as a CI artifact and attached to an email. The case data is
-embedded as HTML, not fetched.
+embedded as HTML, not fetched. It lists every case; the notebook's cell view of a
+report (``selectools._view.evals``) is bounded to the rows a cell can hold.
 """
 
 from __future__ import annotations
