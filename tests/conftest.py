@@ -2,7 +2,25 @@
 
 from __future__ import annotations
 
+import signal
+import warnings
+
 import pytest
+
+
+@pytest.fixture(autouse=True)
+def _sigint_handler_is_put_back(request):
+    """A test that leaves SIGINT changed (a library installing its own handler) breaks later
+    tests that interrupt a call: put it back, and name the test in the warnings summary."""
+    before = signal.getsignal(signal.SIGINT)
+    yield
+    after = signal.getsignal(signal.SIGINT)
+    if after is not before:
+        signal.signal(signal.SIGINT, before)
+        warnings.warn(
+            f"{request.node.nodeid} left the SIGINT handler changed ({after!r}); put back",
+            stacklevel=1,
+        )
 
 
 @pytest.fixture
