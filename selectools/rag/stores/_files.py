@@ -111,6 +111,8 @@ class SavedByGeneration:
     """
 
     _lock_file: ClassVar[str]
+    #: (stem, suffix) of the data files this store writes; older ones are removed on save
+    _data_files: ClassVar[tuple[tuple[str, str], ...]]
     _lock: Any
     _origin: tuple[Path, str] | None
     _added: Any
@@ -183,9 +185,6 @@ class SavedByGeneration:
         self._added.clear()
         self._deleted.clear()
         self._cleared = False
-
-    #: (stem, suffix) of the data files this store writes; older ones are removed on save
-    _data_files: ClassVar[tuple[tuple[str, str], ...]]
 
 
 def read_checked(path: Path, sha256: str | None, what: str) -> bytes:
