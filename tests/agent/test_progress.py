@@ -91,4 +91,6 @@ def test_rag_agent_passes_progress_to_ingestion(progress, capfd):
     RAGAgent.from_documents(
         docs, ScriptedProvider(["ok"]), store, chunk_size=200, chunk_overlap=0, progress=progress
     )
-    assert ("embedding" in capfd.readouterr().err) is progress
+    assert ("ingesting" in capfd.readouterr().err) is progress  # through ingest, over the docs
+    RAGAgent.from_documents(docs[:3], ScriptedProvider(["ok"]), store, progress=progress)
+    assert "ingesting" not in capfd.readouterr().err  # a small set shows no bar
